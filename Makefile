@@ -1,0 +1,50 @@
+# Everything a person does here is a make target. Nothing needs configuring: without DATABASE_URL
+# and REDIS_URL the embedded PostgreSQL and Redis under var/ are used (see README).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+RUNTIME := $(BIN)/python -m casino.runtime
+
+.PHONY: help run demo test bench lint format stop clean
+
+help:
+	@echo "make run    start everything with demo data (admin at http://127.0.0.1:8000/admin/)"
+	@echo "make demo   the same, headless: seed, run the worker once, exit"
+	@echo "make test   the whole test suite (real PostgreSQL, Redis and Celery worker)"
+	@echo "make bench  the benchmarks"
+	@echo "make lint   ruff and mypy"
+	@echo "make stop   stop embedded servers left running by manage.py"
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(RUNTIME) run
+
+demo: $(STAMP)
+	$(RUNTIME) demo
+
+test: $(STAMP)
+	$(RUNTIME) exec -- $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(RUNTIME) exec -- $(BIN)/python -m bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+stop: $(STAMP)
+	$(RUNTIME) stop
+
+clean: stop
+	rm -rf var

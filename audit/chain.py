@@ -1,0 +1,170 @@
+"""Appending to the audit chain, and verifying it.
+
+``audit_record`` is the only writer of ``AuditEvent``. Services call it inside their own
+transaction, after their checks and writes, so the event commits or rolls back with the act.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection, models, transaction
+
+from audit.canonical import GENESIS_HASH, canonical_json, event_bytes, event_hash, format_time
+from audit.models import AuditEvent, ChainHead
+from casino import clock
+
+
+class AuditOutsideTransaction(RuntimeError):
+    """An audit event must be written in the transaction of the act it records."""
+
+
+def _subject_key(subject: models.Model | tuple[str, object] | None) -> tuple[str, str]:
+    if subject is None:
+        return "", ""
+    if isinstance(subject, tuple):
+        kind, pk = subject
+        return kind, str(pk)
+    return subject._meta.label_lower, str(subject.pk)
+
+
+def audit_record(
+    *,
+    actor: Any,
+    action: str,
+    subject: models.Model | tuple[str, object] | None = None,
+    payload: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """Append one event to the chain, in the caller's transaction.
+
+    Locks the chain head until the caller commits: concurrent acts append one after the other,
+    so the sequence stays gapless and the chain never forks. Call it last in a service, after the
+    checks and writes, to hold that lock as briefly as possible.
+    """
+    if not connection.in_atomic_block:
+        raise AuditOutsideTransaction(f"audit_record({action!r}) called outside a transaction")
+    subject_type, subject_id = _subject_key(subject)
+    actor_id = getattr(actor, "pk", None) if actor is not None else None
+    actor_name = getattr(actor, "username", "") if actor_id is not None else "system"
+    for name, value in (
+        ("action", action),
+        ("subject", subject_type + subject_id),
+        ("actor", actor_name),
+    ):
+        if "\n" in value:
+            raise ValueError(f"audit {name} {value!r} contains a line break")
+    body = canonical_json(payload or {})
+
+    head = ChainHead.objects.select_for_update().get(pk=1)
+    seq = head.seq + 1
+    at = clock.now()
+    digest = event_hash(
+        event_bytes(
+            seq=seq,
+            at=format_time(at),
+            actor_id=actor_id,
+            actor_name=actor_name,
+            action=action,
+            subject_type=subject_type,
+            subject_id=subject_id,
+            prev_hash=head.hash,
+            payload=body,
+        )
+    )
+    event = AuditEvent.objects.create(
+        seq=seq,
+        at=at,
+        actor_id=actor_id,
+        actor_name=actor_name,
+        action=action,
+        subject_type=subject_type,
+        subject_id=subject_id,
+        payload=body,
+        prev_hash=head.hash,
+        hash=digest,
+    )
+    ChainHead.objects.filter(pk=1).update(seq=seq, hash=digest)
+    return event
+
+
+@dataclass(frozen=True)
+class Verification:
+    ok: bool
+    events: int
+    head_seq: int
+    head_hash: str
+    first_broken_seq: int | None = None
+    reason: str = ""
+    seconds: float = 0.0
+
+    def describe(self) -> str:
+        if self.ok:
+            return (
+                f"audit chain verified: {self.events} events, head #{self.head_seq} "
+                f"{self.head_hash}"
+            )
+        return f"audit chain BROKEN at event #{self.first_broken_seq}: {self.reason}"
+
+
+_COLUMNS = (
+    "seq, at, actor_id, actor_name, action, subject_type, subject_id, payload, prev_hash, hash"
+)
+
+
+def _rows(batch: int = 20_000) -> Iterator[tuple[Any, ...]]:
+    """Every event in order, streamed through a server-side cursor (bounded memory)."""
+    with transaction.atomic():
+        connection.ensure_connection()
+        raw = connection.connection  # the psycopg connection, for a named (server-side) cursor
+        with raw.cursor(name="audit_verify") as cursor:
+            cursor.itersize = batch
+            cursor.execute(f"SELECT {_COLUMNS} FROM audit_auditevent ORDER BY seq")
+            yield from cursor
+
+
+def verify_chain() -> Verification:
+    """Recompute every hash from the stored fields and check the links, the sequence and the head.
+
+    Names the first event that does not hold: an edited field, a missing or inserted event, a
+    broken link, or a head that does not match the last event (events cut off the end).
+    """
+    started = time.perf_counter()
+    expected_seq = 1
+    prev = GENESIS_HASH
+    count = 0
+
+    def broken(seq: int, reason: str) -> Verification:
+        return Verification(
+            False, count, expected_seq - 1, prev, seq, reason, time.perf_counter() - started
+        )
+
+    for seq, at, actor_id, actor_name, action, stype, sid, payload, prev_hash, stored in _rows():
+        if seq != expected_seq:
+            return broken(expected_seq, f"event #{expected_seq} is missing (next stored is #{seq})")
+        if prev_hash != prev:
+            return broken(seq, f"event #{seq} does not link to event #{seq - 1}")
+        digest = event_hash(
+            event_bytes(
+                seq=seq,
+                at=format_time(at),
+                actor_id=actor_id,
+                actor_name=actor_name,
+                action=action,
+                subject_type=stype,
+                subject_id=sid,
+                prev_hash=prev_hash,
+                payload=payload,
+            )
+        )
+        if digest != stored:
+            return broken(seq, f"event #{seq} ({action}) was altered: its hash does not match")
+        prev = stored
+        expected_seq += 1
+        count += 1
+    head = ChainHead.objects.get(pk=1)
+    if head.seq != count or head.hash != prev:
+        return broken(count + 1, f"the chain head says #{head.seq} but the events end at #{count}")
+    return Verification(True, count, count, prev, seconds=time.perf_counter() - started)

@@ -1,0 +1,21 @@
+"""Errors of the audit domain."""
+
+from casino.errors import Conflict, DomainError, SegregationViolation
+
+
+class ReviewReasonRequired(DomainError):
+    """Every review step states its reason; an anomaly is never waved through silently."""
+
+    code = "reason_required"
+
+
+class IllegalReviewStep(Conflict):
+    """The review moves forward only, along open → acknowledged → dismissed/escalated/confirmed."""
+
+    code = "illegal_review_step"
+
+
+class ReviewerInvolved(SegregationViolation):
+    """A person whose acts are in question does not review the anomaly about them."""
+
+    code = "reviewer_involved"

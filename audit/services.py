@@ -1,0 +1,163 @@
+"""Every write of the audit domain: raising anomalies, reviewing them, recording verifications."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import IntegrityError, models, transaction
+
+from audit.chain import Verification, audit_record, verify_chain
+from audit.errors import IllegalReviewStep, ReviewerInvolved, ReviewReasonRequired
+from audit.models import (
+    ANOMALY_TRANSITIONS,
+    Anomaly,
+    AnomalyReview,
+    AnomalyState,
+    ChainVerification,
+    Severity,
+)
+from casino import clock
+from casino.errors import NotFound
+from casino.people.roles import Role
+from casino.people.services import require_role
+
+# Who may take each review step. Internal audit and the director review; what is escalated goes to
+# the police commissioner, whose ruling closes it.
+REVIEWERS: dict[tuple[str, str], tuple[Role, ...]] = {
+    (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED): (Role.AUDITEUR, Role.DIRECTEUR),
+    (AnomalyState.ACKNOWLEDGED, AnomalyState.DISMISSED): (Role.AUDITEUR, Role.DIRECTEUR),
+    (AnomalyState.ACKNOWLEDGED, AnomalyState.ESCALATED): (Role.AUDITEUR, Role.DIRECTEUR),
+    (AnomalyState.ACKNOWLEDGED, AnomalyState.CONFIRMED): (Role.AUDITEUR, Role.DIRECTEUR),
+    (AnomalyState.ESCALATED, AnomalyState.DISMISSED): (Role.COMMISSAIRE,),
+    (AnomalyState.ESCALATED, AnomalyState.CONFIRMED): (Role.COMMISSAIRE,),
+}
+assert set(REVIEWERS) == set(ANOMALY_TRANSITIONS)
+
+
+def anomaly_raise(
+    *,
+    detector: str,
+    severity: Severity,
+    summary: str,
+    evidence: dict[str, Any],
+    subject: models.Model | tuple[str, object] | None = None,
+    involved: Iterable[int] = (),
+    dedup_key: str | None = None,
+    actor: Any = None,
+) -> Anomaly:
+    """Record an anomaly (in the caller's transaction, if any) and audit it.
+
+    With a ``dedup_key``, raising the same anomaly again returns the first one: detectors may run
+    as often as they like.
+    """
+    if dedup_key is not None:
+        existing = Anomaly.objects.filter(dedup_key=dedup_key).first()
+        if existing is not None:
+            return existing
+    if isinstance(subject, models.Model):
+        subject_type, subject_id = subject._meta.label_lower, str(subject.pk)
+    elif subject is not None:
+        subject_type, subject_id = subject[0], str(subject[1])
+    else:
+        subject_type, subject_id = "", ""
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                anomaly = Anomaly.objects.create(
+                    detector=detector,
+                    severity=severity,
+                    subject_type=subject_type,
+                    subject_id=subject_id,
+                    summary=summary[:300],
+                    evidence=evidence,
+                    detected_at=clock.now(),
+                    involved=sorted(set(involved)),
+                    dedup_key=dedup_key,
+                )
+        except IntegrityError:
+            # Another detector run raised it in the meantime.
+            return Anomaly.objects.get(dedup_key=dedup_key)
+        audit_record(
+            actor=actor,
+            action="anomaly.raised",
+            subject=anomaly,
+            payload={
+                "detector": detector,
+                "severity": str(severity),
+                "summary": summary,
+                "subject": f"{subject_type}:{subject_id}",
+                "evidence": evidence,
+            },
+        )
+    return anomaly
+
+
+@transaction.atomic
+def anomaly_review(
+    *, actor: Any, anomaly_id: int, to_state: AnomalyState | str, reason: str
+) -> Anomaly:
+    """Move an anomaly one step forward in its review, with the reviewer's reason."""
+    try:
+        anomaly = Anomaly.objects.select_for_update().get(pk=anomaly_id)
+    except Anomaly.DoesNotExist:
+        raise NotFound(f"anomaly {anomaly_id} does not exist", where="anomaly") from None
+    to_state = AnomalyState(to_state)
+    step = (AnomalyState(anomaly.state), to_state)
+    if step not in REVIEWERS:
+        raise IllegalReviewStep(
+            f"anomaly {anomaly.pk} is {anomaly.state}; it cannot move to {to_state}", where="state"
+        )
+    require_role(actor, *REVIEWERS[step], act=f"moving an anomaly to {to_state}")
+    if actor.pk in anomaly.involved:
+        raise ReviewerInvolved(
+            f"{actor.username} is involved in anomaly {anomaly.pk} and may not review it",
+            where="actor",
+        )
+    reason = (reason or "").strip()
+    if not reason:
+        raise ReviewReasonRequired("a review step needs a reason", where="reason")
+    review = AnomalyReview.objects.create(
+        anomaly=anomaly,
+        at=clock.now(),
+        actor=actor,
+        from_state=anomaly.state,
+        to_state=to_state,
+        reason=reason,
+    )
+    from_state = anomaly.state
+    anomaly.state = to_state
+    anomaly.save(update_fields=["state"])
+    audit_record(
+        actor=actor,
+        action="anomaly.reviewed",
+        subject=anomaly,
+        payload={"review": review.pk, "from": from_state, "to": to_state.value, "reason": reason},
+    )
+    return anomaly
+
+
+def chain_verify_and_record() -> Verification:
+    """Verify the whole chain, keep the result, and raise a critical anomaly if it is broken."""
+    result = verify_chain()
+    with transaction.atomic():
+        ChainVerification.objects.create(
+            at=clock.now(),
+            ok=result.ok,
+            events=result.events,
+            head_seq=result.head_seq,
+            head_hash=result.head_hash,
+            first_broken_seq=result.first_broken_seq,
+            reason=result.reason,
+            seconds=result.seconds,
+        )
+        if not result.ok:
+            anomaly_raise(
+                detector="audit_chain_broken",
+                severity=Severity.CRITICAL,
+                summary=result.describe(),
+                subject=("audit.auditevent", result.first_broken_seq),
+                evidence={"first_broken_seq": result.first_broken_seq, "reason": result.reason},
+                dedup_key=f"audit_chain_broken:{result.first_broken_seq}",
+            )
+    return result

@@ -1,0 +1,79 @@
+"""Idempotent writes: a retried request with the same ``Idempotency-Key`` gets the first answer.
+
+The key row is inserted first, in the same transaction as the act, under a unique constraint. A
+retry arriving while the first is still running waits on that constraint; when the first commits,
+the retry finds the stored answer, and when it rolls back (a refusal), the retry runs afresh.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from casino.api.models import IdempotentRequest
+from casino.errors import Conflict, DomainError
+
+HEADER = "Idempotency-Key"
+
+
+class IdempotencyKeyRequired(DomainError):
+    """Every write from a terminal carries a key, so a retry can never record an act twice."""
+
+    code = "idempotency_key_required"
+
+
+class IdempotencyKeyReused(Conflict):
+    """The key was used before for a different request."""
+
+    code = "idempotency_key_reused"
+
+
+def _fingerprint(request: Request) -> str:
+    body = json.dumps(request.data, sort_keys=True, default=str)
+    return hashlib.sha256(f"{request.method} {request.path}\n{body}".encode()).hexdigest()
+
+
+def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
+    """Wrap a DRF write handler (``post``) so that it runs at most once per key and user."""
+
+    @functools.wraps(view)
+    def wrapper(self: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
+        key = request.headers.get(HEADER, "").strip()
+        if not key or len(key) > 200:
+            raise IdempotencyKeyRequired(
+                f"a write needs an {HEADER} header (1 to 200 characters)", where=HEADER
+            )
+        fingerprint = _fingerprint(request)
+        try:
+            with transaction.atomic():
+                record = IdempotentRequest.objects.create(
+                    user=request.user, key=key, fingerprint=fingerprint, status=0, body={}
+                )
+                response = view(self, request, *args, **kwargs)
+                if response.status_code >= 400:
+                    # A refusal records nothing; a retry must be judged afresh.
+                    transaction.set_rollback(True)
+                    return response
+                IdempotentRequest.objects.filter(pk=record.pk).update(
+                    status=response.status_code, body=response.data
+                )
+                return response
+        except IntegrityError:
+            pass
+        first = IdempotentRequest.objects.get(user=request.user, key=key)
+        if first.fingerprint != fingerprint:
+            raise IdempotencyKeyReused(
+                f"{HEADER} {key!r} was already used for a different request", where=HEADER
+            )
+        replay = Response(first.body, status=first.status)
+        replay["Idempotent-Replay"] = "true"
+        return replay
+
+    return wrapper

@@ -1,0 +1,97 @@
+"""Fill a fresh database with the demo casino: one person per role, and a first background job.
+
+Idempotent: run again, it creates nothing twice and prints the same logins (kept in var/, never
+committed). Later issues add posted règlements, tables, packs and a simulated day of play here.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from casino.outbox.models import OutboxMessage
+from casino.outbox.outbox import enqueue
+from casino.people.roles import Role
+from casino.people.services import staff_create
+
+DEMO_STAFF = [
+    ("directeur", "Hélène Marchand", Role.DIRECTEUR, "DIR-1851"),
+    ("comite", "Auguste Renard", Role.COMITE, "CD-0412"),
+    ("chef", "Paul Weih", Role.CHEF_DE_PARTIE, "CP-0077"),
+    ("tailleur", "Jean Bénazet", Role.TAILLEUR, "TA-0311"),
+    ("croupier", "Louise Vidal", Role.CROUPIER, "CR-0528"),
+    ("caissier", "Marc Dufour", Role.CAISSIER, "CA-0190"),
+    ("commissaire", "Commissaire Lefèvre", Role.COMMISSAIRE, "Commission n° 54-112"),
+    ("inspecteur", "Inspectrice Morel", Role.INSPECTEUR, "SCCJ-2207"),
+    ("auditeur", "Claire Fontaine", Role.AUDITEUR, "AI-0031"),
+]
+
+
+class Command(BaseCommand):
+    help = "Create the demo casino's staff (one per role) and print their logins."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "--wait-for-worker",
+            action="store_true",
+            help="wait until the Celery worker has run the first job (make demo)",
+        )
+
+    def handle(self, *args: Any, wait_for_worker: bool = False, **options: Any) -> None:
+        logins = self._staff()
+        with transaction.atomic():
+            message = enqueue("audit.chain_verify")
+        self.stdout.write("\nDemo logins (admin and API), also in var/demo-logins.json:")
+        for username, password in logins.items():
+            self.stdout.write(f"  {username:<12} {password}")
+        if wait_for_worker:
+            self._wait(message.pk)
+
+    def _staff(self) -> dict[str, str]:
+        store = settings.VAR_DIR / "demo-logins.json"
+        logins: dict[str, str] = json.loads(store.read_text()) if store.exists() else {}
+        with transaction.atomic():
+            admin = User.objects.filter(username="admin").first()
+            if admin is None:
+                logins["admin"] = secrets.token_urlsafe(9)
+                admin = User.objects.create_superuser("admin", "", logins["admin"])
+            for username, full_name, role, licence in DEMO_STAFF:
+                if User.objects.filter(username=username).exists():
+                    continue
+                logins[username] = secrets.token_urlsafe(9)
+                staff_create(
+                    actor=admin,
+                    username=username,
+                    full_name=full_name,
+                    roles=[role],
+                    licence_number=licence,
+                    password=logins[username],
+                )
+        store.parent.mkdir(parents=True, exist_ok=True)
+        store.write_text(json.dumps(logins, indent=2))
+        store.chmod(0o600)
+        return logins
+
+    def _wait(self, message_id: int, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            message = OutboxMessage.objects.get(pk=message_id)
+            if message.done_at is not None:
+                from audit.models import ChainVerification
+
+                last = ChainVerification.objects.order_by("-at").first()
+                self.stdout.write(
+                    f"worker ran the audit chain verification: "
+                    f"{'intact' if last and last.ok else 'BROKEN'}, "
+                    f"{last.events if last else 0} events"
+                )
+                return
+            time.sleep(0.5)
+        raise CommandError(f"the worker did not run outbox request {message_id} in {timeout} s")

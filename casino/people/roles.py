@@ -1,0 +1,128 @@
+"""The roles of the house (DESIGN.md, Roles) and the duties they may not combine.
+
+Roles are Django groups of the same name. Holding a role is never implied: a superuser who holds no
+role cannot act as a tailleur or decide a dispute; being superuser only opens the admin's menus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+from typing import Any
+
+from casino.errors import SegregationViolation
+
+
+class Role(StrEnum):
+    DIRECTEUR = "directeur"
+    COMITE = "comite"
+    CHEF_DE_PARTIE = "chef_de_partie"
+    TAILLEUR = "tailleur"
+    CROUPIER = "croupier"
+    CAISSIER = "caissier"
+    COMMISSAIRE = "commissaire"
+    INSPECTEUR = "inspecteur"
+    AUDITEUR = "auditeur"
+
+    @property
+    def label(self) -> str:
+        return ROLE_LABELS[self]
+
+
+ROLE_LABELS = {
+    Role.DIRECTEUR: "Directeur / Director",
+    Role.COMITE: "Comité de direction / Management committee",
+    Role.CHEF_DE_PARTIE: "Chef de partie / Pit boss",
+    Role.TAILLEUR: "Tailleur / Dealer",
+    Role.CROUPIER: "Croupier",
+    Role.CAISSIER: "Caissier / Cashier",
+    Role.COMMISSAIRE: "Commissaire de police / Police commissioner",
+    Role.INSPECTEUR: "Inspecteur / Regulator (read-only)",
+    Role.AUDITEUR: "Auditeur interne / Internal audit",
+}
+
+# Who records play or handles its money.
+GAMING_ROLES = frozenset({Role.CHEF_DE_PARTIE, Role.TAILLEUR, Role.CROUPIER})
+MONEY_ROLES = frozenset({Role.CAISSIER})
+# Those outside the house hold no other role at all.
+OUTSIDE_ROLES = frozenset({Role.COMMISSAIRE, Role.INSPECTEUR})
+
+
+def _incompatible_pairs() -> frozenset[frozenset[Role]]:
+    pairs: set[frozenset[Role]] = set()
+    # Whoever records play does not approve it: the director and the comité sign the registers,
+    # internal audit reviews the anomalies of play; none of them records play or handles its cash.
+    for overseer in (Role.DIRECTEUR, Role.COMITE, Role.AUDITEUR):
+        for doer in GAMING_ROLES | MONEY_ROLES:
+            pairs.add(frozenset({overseer, doer}))
+    # The commissioner is not casino staff, and a regulator inspects everyone.
+    for outsider in OUTSIDE_ROLES:
+        for other in Role:
+            if other != outsider:
+                pairs.add(frozenset({outsider, other}))
+    # The cashier's counterpart at the table must be another person.
+    for doer in GAMING_ROLES:
+        pairs.add(frozenset({Role.CAISSIER, doer}))
+    return frozenset(pairs)
+
+
+INCOMPATIBLE = _incompatible_pairs()
+
+
+def check_compatible(roles: Iterable[Role | str]) -> None:
+    """Refuse a set of roles one person may not hold together.
+
+    >>> check_compatible([Role.TAILLEUR, Role.CROUPIER])
+    >>> check_compatible([Role.COMITE, Role.TAILLEUR])
+    Traceback (most recent call last):
+    ...
+    casino.errors.SegregationViolation: comite and tailleur may not be held by one person
+    """
+    held = sorted({Role(r) for r in roles})
+    for i, a in enumerate(held):
+        for b in held[i + 1 :]:
+            if frozenset({a, b}) in INCOMPATIBLE:
+                raise SegregationViolation(
+                    f"{a.value} and {b.value} may not be held by one person", where="roles"
+                )
+
+
+# What each role may see in the admin. Writes never come from model permissions: every act is a
+# service that checks the actor's role itself; "change" permissions below only open the admin pages
+# whose actions call those services.
+_VIEW_ALL = (
+    "audit.view_auditevent",
+    "audit.view_anomaly",
+    "audit.view_anomalyreview",
+    "audit.view_chainverification",
+    "people.view_staffprofile",
+    "outbox.view_outboxmessage",
+)
+ROLE_PERMISSIONS: dict[Role, tuple[str, ...]] = {
+    Role.DIRECTEUR: (*_VIEW_ALL, "audit.change_anomaly"),
+    Role.COMITE: _VIEW_ALL,
+    Role.CHEF_DE_PARTIE: ("audit.view_anomaly", "people.view_staffprofile"),
+    Role.TAILLEUR: (),
+    Role.CROUPIER: (),
+    Role.CAISSIER: (),
+    Role.COMMISSAIRE: (*_VIEW_ALL, "audit.change_anomaly"),
+    Role.INSPECTEUR: _VIEW_ALL,
+    Role.AUDITEUR: (*_VIEW_ALL, "audit.change_anomaly"),
+}
+
+
+def sync_role_permissions(**_: Any) -> None:
+    """Give each role group exactly the permissions of ROLE_PERMISSIONS (run after every migrate)."""
+    from django.contrib.auth.models import Group, Permission
+
+    for role, codes in ROLE_PERMISSIONS.items():
+        group, _created = Group.objects.get_or_create(name=role.value)
+        wanted = []
+        for code in codes:
+            app_label, codename = code.split(".")
+            permission = Permission.objects.filter(
+                content_type__app_label=app_label, codename=codename
+            ).first()
+            if permission is not None:  # a model of a later migration not there yet
+                wanted.append(permission)
+        group.permissions.set(wanted)

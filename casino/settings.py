@@ -1,0 +1,177 @@
+"""Settings, all from the environment (see README, "Configuration").
+
+Nothing secret lives here. A bad value stops the process at start with the variable's name.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from casino.env import database_from_url, env_bool, env_int, env_list, env_str, redis_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("CASINO_VAR_DIR", BASE_DIR / "var")).resolve()
+
+DEBUG = env_bool("DEBUG", False)
+
+
+def _secret_key() -> str:
+    key = env_str("SECRET_KEY")
+    if key:
+        if len(key) < 32:
+            raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long")
+        return key
+    # Development only: a random key kept under var/ (never committed), so sessions survive
+    # restarts of `make run`. A production deployment sets SECRET_KEY or SECRET_KEY_FILE.
+    key_file = VAR_DIR / "keys" / "secret_key"
+    if not key_file.exists():
+        import secrets
+
+        key_file.parent.mkdir(parents=True, exist_ok=True)
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+_database_url = env_str("DATABASE_URL")
+_redis_url = env_str("REDIS_URL")
+if not _database_url or not _redis_url:
+    # Nothing configured: the embedded servers under var/ (started now if they are not running).
+    from casino.runtime import embedded_urls
+
+    _embedded = embedded_urls()
+    _database_url = _database_url or _embedded["DATABASE_URL"]
+    _redis_url = _redis_url or _embedded["REDIS_URL"]
+
+DATABASES = {"default": database_from_url("DATABASE_URL", _database_url)}
+DATABASES["default"]["ATOMIC_REQUESTS"] = False
+REDIS_URL = redis_url("REDIS_URL", _redis_url)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "pgtrigger",
+    "casino.people",
+    "casino.outbox",
+    "casino.api",
+    "audit",
+    "shoes",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "casino.urls"
+WSGI_APPLICATION = "casino.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "fr"
+LANGUAGES = [("fr", "Français"), ("en", "English")]
+TIME_ZONE = os.environ.get("TIME_ZONE", "Europe/Paris")
+USE_I18N = True
+USE_TZ = True  # stored in UTC, shown in the casino's zone
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+MEDIA_ROOT = VAR_DIR / "media"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG and bool(CSRF_TRUSTED_ORIGINS))
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+
+# Casino identity, printed on reports.
+CASINO_NAME = os.environ.get("CASINO_NAME", "Casino de démonstration")
+CASINO_LICENCE = os.environ.get("CASINO_LICENCE", "DEMO-0000")
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "casino.api.errors.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 100,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Casino back-office API",
+    "DESCRIPTION": "Table terminals, card room and regulators. Every write takes an Idempotency-Key.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# Celery: Redis broker; no result backend (effects are recorded in PostgreSQL, not in results).
+CELERY_BROKER_URL = REDIS_URL
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "casino")
+CELERY_TASK_ACKS_LATE = True  # a task whose worker dies is delivered again...
+CELERY_TASK_REJECT_ON_WORKER_LOST = True  # ...and every task is idempotent (outbox claim)
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE = {
+    "verify-audit-chain-hourly": {
+        "task": "outbox.enqueue_scheduled",
+        "schedule": 3600.0,
+        "args": ("audit.chain_verify",),
+    },
+}
+
+# The outbox relay: how often it looks for requests, and when a sent request that never ran is
+# sent again (the broker lost it: a Redis restart without persistence).
+OUTBOX_POLL_SECONDS = env_int("OUTBOX_POLL_SECONDS", 1, minimum=1)
+OUTBOX_REDELIVER_AFTER_SECONDS = env_int("OUTBOX_REDELIVER_AFTER_SECONDS", 600, minimum=1)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,1 @@
+"""Sealed card packs: receipt, the commissioner's seal verification, opening, play, retirement."""

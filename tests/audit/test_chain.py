@@ -1,0 +1,157 @@
+from __future__ import annotations
+
+import doctest
+import threading
+
+import pytest
+from django.core.management import call_command
+from django.db import DatabaseError, connection, connections, transaction
+
+import audit.canonical
+from audit.canonical import GENESIS_HASH, event_bytes, event_hash, format_time
+from audit.chain import AuditOutsideTransaction, audit_record, verify_chain
+from audit.models import AuditEvent, ChainHead
+
+
+def append(n: int, actor=None, action: str = "test.appended") -> None:
+    for i in range(n):
+        with transaction.atomic():
+            audit_record(actor=actor, action=action, payload={"i": i, "note": "é\nligne"})
+
+
+def test_canonical_forms_are_documented_by_their_examples():
+    assert doctest.testmod(audit.canonical).failed == 0
+
+
+def test_events_are_chained_from_genesis(db):
+    append(3)
+    events = list(AuditEvent.objects.order_by("seq"))
+    assert [e.seq for e in events] == [1, 2, 3]
+    assert events[0].prev_hash == GENESIS_HASH
+    assert events[1].prev_hash == events[0].hash
+    recomputed = event_hash(
+        event_bytes(
+            seq=2,
+            at=format_time(events[1].at),
+            actor_id=None,
+            actor_name="system",
+            action="test.appended",
+            subject_type="",
+            subject_id="",
+            prev_hash=events[0].hash,
+            payload=events[1].payload,
+        )
+    )
+    assert recomputed == events[1].hash
+    head = ChainHead.objects.get()
+    assert (head.seq, head.hash) == (3, events[2].hash)
+
+
+def test_audit_record_refuses_to_write_outside_a_transaction(transactional_db):
+    with pytest.raises(AuditOutsideTransaction):
+        audit_record(actor=None, action="test.loose")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE audit_auditevent SET payload = '{}' WHERE seq = 1",
+        "DELETE FROM audit_auditevent WHERE seq = 1",
+        "TRUNCATE audit_auditevent CASCADE",
+    ],
+)
+def test_database_refuses_to_edit_audit_events(db, statement):
+    append(1)
+    with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(statement)
+    assert AuditEvent.objects.get(seq=1).payload != "{}"
+
+
+def test_database_refuses_an_event_that_does_not_follow_the_head(db):
+    append(2)
+    with pytest.raises(DatabaseError), transaction.atomic():
+        AuditEvent.objects.create(
+            seq=5,
+            at=AuditEvent.objects.get(seq=1).at,
+            actor_name="x",
+            action="forged",
+            payload="{}",
+            prev_hash="0" * 64,
+            hash="f" * 64,
+        )
+
+
+def test_database_refuses_to_move_the_head_anywhere_but_the_last_event(db):
+    append(2)
+    with pytest.raises(DatabaseError), transaction.atomic():
+        ChainHead.objects.filter(pk=1).update(seq=1, hash=AuditEvent.objects.get(seq=1).hash)
+
+
+def tamper(sql: str) -> None:
+    """What a superuser with psql could do: switch the triggers off for the session and edit."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET session_replication_role = replica")
+        cursor.execute(sql)
+        cursor.execute("SET session_replication_role = origin")
+
+
+def test_verify_audit_names_the_tampered_event(db, capsys):
+    append(10)
+    call_command("verify_audit")
+    assert "audit chain verified: 10 events" in capsys.readouterr().out
+
+    tamper("""UPDATE audit_auditevent SET payload = '{"i":6,"note":"forged"}' WHERE seq = 7""")
+    with pytest.raises(SystemExit) as exit_:
+        call_command("verify_audit")
+    assert exit_.value.code == 1
+    assert "BROKEN at event #7" in capsys.readouterr().err
+
+
+def test_verify_detects_a_deleted_event_and_a_cut_off_tail(db):
+    append(5)
+    tamper("DELETE FROM audit_auditevent WHERE seq = 3")
+    result = verify_chain()
+    assert (result.ok, result.first_broken_seq) == (False, 3)
+    assert "missing" in result.reason
+
+    tamper("DELETE FROM audit_auditevent WHERE seq >= 3")
+    result = verify_chain()
+    assert (result.ok, result.first_broken_seq) == (False, 3)
+    assert "head says #5" in result.reason
+
+
+def test_verify_detects_an_altered_time(db):
+    append(3)
+    tamper("UPDATE audit_auditevent SET at = at + interval '1 second' WHERE seq = 2")
+    assert verify_chain().first_broken_seq == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_writers_make_one_gapless_chain():
+    writers, per_writer = 8, 200
+    errors: list[BaseException] = []
+    start = threading.Barrier(writers)
+
+    def writer(n: int) -> None:
+        try:
+            start.wait()
+            append(per_writer, action=f"test.writer{n}")
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    seqs = list(AuditEvent.objects.order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(1, writers * per_writer + 1))
+    for n in range(writers):
+        assert AuditEvent.objects.filter(action=f"test.writer{n}").count() == per_writer
+    result = verify_chain()
+    assert result.ok, result.reason
+    assert result.events == writers * per_writer

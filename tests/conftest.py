@@ -1,0 +1,196 @@
+"""Fixtures shared by every test: the cast, API clients, and the real Celery worker."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from django.conf import settings
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from tests.actors import Cast, make_cast
+
+ROOT = Path(__file__).resolve().parent.parent
+# CI sets this: a missing service is then a failure, not a skip.
+REQUIRE_SERVICES = os.environ.get("CASINO_REQUIRE_SERVICES") == "1"
+
+
+@pytest.fixture
+def cast(db: None) -> Cast:
+    return make_cast()
+
+
+@pytest.fixture
+def api(cast: Cast):  # type: ignore[no-untyped-def]
+    """``api(user)`` is an API client authenticated by that user's token."""
+
+    def client_for(user):  # type: ignore[no-untyped-def]
+        client = APIClient()
+        if user is not None:
+            token, _ = Token.objects.get_or_create(user=user)
+            client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        return client
+
+    return client_for
+
+
+def database_url() -> str:
+    """The URL of the database the tests run on (the test database, not the configured one)."""
+    db = settings.DATABASES["default"]
+    user = quote(db.get("USER") or "")
+    password = quote(db.get("PASSWORD") or "")
+    host = db.get("HOST") or ""
+    port = db.get("PORT") or ""
+    credentials = f"{user}:{password}@" if password else f"{user}@"
+    if host.startswith("/"):  # a Unix socket directory (the embedded server)
+        return f"postgresql://{credentials}/{db['NAME']}?host={quote(host)}"
+    return f"postgresql://{credentials}{host}:{port}/{db['NAME']}"
+
+
+def service_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=database_url(),
+        REDIS_URL=settings.REDIS_URL,
+        CELERY_QUEUE=settings.CELERY_TASK_DEFAULT_QUEUE,
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(extra)
+    return env
+
+
+def redis_available(url: str) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+class Worker:
+    """A real ``celery worker`` process on its own queue, against the test database."""
+
+    def __init__(self, env: dict[str, str], queue: str) -> None:
+        self.queue = queue
+        self.log = Path(os.environ.get("TMPDIR", "/tmp")) / f"celery-{queue}.log"
+        celery = str(Path(sys.executable).parent / "celery")
+        self.process = subprocess.Popen(
+            [
+                celery,
+                "-A",
+                "casino.celery",
+                "worker",
+                "--pool",
+                "prefork",
+                "--concurrency",
+                "2",
+                "--queues",
+                queue,
+                "--hostname",
+                f"{queue}@%h",
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            env=env,
+            cwd=ROOT,
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"celery worker died:\n{self.log.read_text()}")
+            if "ready." in self.log.read_text():
+                return
+            time.sleep(0.2)
+        raise TimeoutError(f"celery worker not ready:\n{self.log.read_text()}")
+
+    def stop(self) -> None:
+        import signal
+
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+
+@pytest.fixture
+def unique_queue(settings) -> str:  # type: ignore[no-untyped-def]
+    """A queue of our own, so no other worker on this broker takes the tests' tasks."""
+    queue = f"casino-test-{uuid.uuid4().hex[:10]}"
+    settings.CELERY_TASK_DEFAULT_QUEUE = queue
+    return queue
+
+
+@pytest.fixture
+def celery_worker(transactional_db: None, unique_queue: str) -> Iterator[Worker]:
+    """A real worker over the real Redis, seeing what the test commits."""
+    if not redis_available(settings.REDIS_URL):
+        message = f"Redis is not reachable at {settings.REDIS_URL}"
+        if REQUIRE_SERVICES:
+            pytest.fail(message)
+        pytest.skip(message)
+    worker = Worker(service_env(), unique_queue)
+    yield worker
+    worker.stop()
+
+
+def wait_until(predicate, timeout: float = 30.0, interval: float = 0.1) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return False
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _flush_past_append_only_triggers() -> Iterator[None]:
+    """Let tests that commit (transactional tests) be cleaned up afterwards.
+
+    Django empties the database after such a test with TRUNCATE, which our append-only tables
+    refuse by trigger. Only this cleanup switches triggers off (``session_replication_role``, as a
+    superuser restoring a backup would); every test itself runs with them on.
+    """
+    from django.db import connection
+    from django.test import TransactionTestCase
+
+    original = TransactionTestCase._fixture_teardown
+
+    def teardown(self: TransactionTestCase) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SET session_replication_role = replica")
+        try:
+            original(self)
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("SET session_replication_role = origin")
+        # The rows the data migrations made are gone with the rest: make them again.
+        from audit.models import ChainHead
+        from casino.people.roles import sync_role_permissions
+
+        ChainHead.objects.get_or_create(pk=1)
+        sync_role_permissions()
+
+    TransactionTestCase._fixture_teardown = teardown  # type: ignore[method-assign]
+    yield
+    TransactionTestCase._fixture_teardown = original  # type: ignore[method-assign]
