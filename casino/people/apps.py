@@ -11,4 +11,5 @@ class PeopleConfig(AppConfig):
 
         from casino.people.roles import sync_role_permissions
 
-        post_migrate.connect(sync_role_permissions, sender=self)
+        # After every app's migrate: the permissions of later apps exist only once theirs ran.
+        post_migrate.connect(sync_role_permissions)

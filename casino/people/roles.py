@@ -95,11 +95,19 @@ _VIEW_ALL = (
     "audit.view_anomaly",
     "audit.view_anomalyreview",
     "audit.view_chainverification",
+    "auth.view_user",
     "people.view_staffprofile",
     "outbox.view_outboxmessage",
 )
+# The director appoints staff (roles through staff_set_roles, which checks segregation).
+_STAFF_MANAGEMENT = (
+    "auth.add_user",
+    "auth.change_user",
+    "people.add_staffprofile",
+    "people.change_staffprofile",
+)
 ROLE_PERMISSIONS: dict[Role, tuple[str, ...]] = {
-    Role.DIRECTEUR: (*_VIEW_ALL, "audit.change_anomaly"),
+    Role.DIRECTEUR: (*_VIEW_ALL, *_STAFF_MANAGEMENT, "audit.change_anomaly"),
     Role.COMITE: _VIEW_ALL,
     Role.CHEF_DE_PARTIE: ("audit.view_anomaly", "people.view_staffprofile"),
     Role.TAILLEUR: (),

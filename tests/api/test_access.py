@@ -1,0 +1,266 @@
+"""Who may do what, over the API and in the admin: one table of cases per surface."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from audit.models import Anomaly, AnomalyReview, AnomalyState, AuditEvent, Severity
+from audit.services import anomaly_raise
+from tests.actors import PASSWORD
+
+READERS = ["inspecteur", "auditeur", "directeur", "comite", "commissaire"]
+NON_READERS = ["chef", "tailleur", "croupier", "caissier", "outsider", "root"]
+
+
+@pytest.fixture
+def anomaly(cast) -> Anomaly:
+    return anomaly_raise(
+        detector="test_detector",
+        severity=Severity.WARNING,
+        summary="a stake after the first card",
+        evidence={"stake": 1},
+        involved=[cast.tailleur.pk, cast.auditeur2.pk],
+    )
+
+
+def review(api, user, anomaly, key="k1", **body):
+    body = {"to_state": "acknowledged", "reason": "seen on camera", **body}
+    return api(user).post(
+        f"/api/v1/anomalies/{anomaly.pk}/reviews", body, format="json", HTTP_IDEMPOTENCY_KEY=key
+    )
+
+
+@pytest.mark.parametrize("who", READERS)
+def test_oversight_reads_the_audit_log(api, cast, who):
+    response = api(getattr(cast, who)).get("/api/v1/audit/events")
+    assert response.status_code == 200
+    assert response.json()["count"] == AuditEvent.objects.count() > 0
+
+
+@pytest.mark.parametrize("who", NON_READERS)
+def test_the_floor_does_not_read_the_audit_log(api, cast, who):
+    response = api(getattr(cast, who)).get("/api/v1/audit/events")
+    assert response.status_code == 403
+    assert set(response.json()) == {"code", "message", "where"}
+
+
+def test_anonymous_is_asked_to_authenticate(api, cast):
+    response = api(None).get("/api/v1/audit/events")
+    assert response.status_code == 401
+    assert response.json()["code"] == "not_authenticated"
+
+
+@pytest.mark.parametrize(
+    ("who", "status", "code"),
+    [
+        ("auditeur", 201, None),
+        ("directeur", 201, None),
+        ("inspecteur", 403, "role_required"),
+        ("comite", 403, "role_required"),
+        ("commissaire", 403, "role_required"),
+        ("chef", 403, "role_required"),
+        ("tailleur", 403, "role_required"),
+        ("croupier", 403, "role_required"),
+        ("caissier", 403, "role_required"),
+        ("outsider", 403, "role_required"),
+        ("root", 403, "role_required"),
+        ("auditeur2", 403, "reviewer_involved"),
+    ],
+)
+def test_who_may_acknowledge_an_anomaly(api, cast, anomaly, who, status, code):
+    response = review(api, getattr(cast, who), anomaly)
+    assert response.status_code == status, response.json()
+    anomaly.refresh_from_db()
+    if status == 201:
+        assert anomaly.state == AnomalyState.ACKNOWLEDGED
+        assert AuditEvent.objects.filter(action="anomaly.reviewed").count() == 1
+    else:
+        assert response.json()["code"] == code
+        assert anomaly.state == AnomalyState.OPEN
+        assert not AnomalyReview.objects.exists()
+
+
+def test_escalated_anomalies_are_ruled_on_by_the_commissioner(api, cast, anomaly):
+    assert review(api, cast.auditeur, anomaly, "a").status_code == 201
+    assert review(api, cast.auditeur, anomaly, "b", to_state="escalated").status_code == 201
+    refused = review(api, cast.auditeur, anomaly, "c", to_state="confirmed")
+    assert refused.json()["code"] == "role_required"
+    ruled = review(api, cast.commissaire, anomaly, "d", to_state="confirmed", reason="proven")
+    assert ruled.status_code == 201
+    assert [r["to_state"] for r in ruled.json()["reviews"]] == [
+        "acknowledged",
+        "escalated",
+        "confirmed",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "where"),
+    [
+        ({"reason": "   "}, 400, "reason_required", "reason"),
+        ({"to_state": "confirmed"}, 409, "illegal_review_step", "state"),
+        ({"to_state": "open"}, 409, "illegal_review_step", "state"),
+        ({"to_state": "forgotten"}, 400, "invalid", "to_state"),
+        ({"reasn": "typo"}, 400, "invalid", "reasn"),
+    ],
+)
+def test_bad_review_requests_get_a_clear_error_and_change_nothing(
+    api, cast, anomaly, body, status, code, where
+):
+    response = review(api, cast.auditeur, anomaly, **body)
+    assert response.status_code == status
+    assert (response.json()["code"], response.json()["where"]) == (code, where)
+    anomaly.refresh_from_db()
+    assert anomaly.state == AnomalyState.OPEN
+
+
+def test_a_retried_review_is_recorded_once(api, cast, anomaly):
+    first = review(api, cast.auditeur, anomaly, key="same")
+    again = review(api, cast.auditeur, anomaly, key="same")
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.json() == first.json()
+    assert again["Idempotent-Replay"] == "true"
+    assert AnomalyReview.objects.count() == 1
+    reused = review(api, cast.auditeur, anomaly, key="same", to_state="dismissed")
+    assert reused.status_code == 409
+    assert reused.json()["code"] == "idempotency_key_reused"
+
+
+def test_a_write_without_idempotency_key_is_refused(api, cast, anomaly):
+    response = api(cast.auditeur).post(
+        f"/api/v1/anomalies/{anomaly.pk}/reviews",
+        {"to_state": "acknowledged", "reason": "x"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "idempotency_key_required"
+
+
+def test_the_openapi_schema_describes_the_api(api, cast):
+    response = api(cast.inspecteur).get("/api/schema/", HTTP_ACCEPT="application/json")
+    assert response.status_code == 200
+    paths = response.json()["paths"]
+    assert "/api/v1/anomalies/{id}/reviews" in paths
+    assert "/api/v1/audit/verify" in paths
+
+
+def test_the_token_endpoint_gives_a_token_to_staff(cast):
+    response = Client().post("/api/v1/token", {"username": "tailleur", "password": PASSWORD})
+    assert response.status_code == 200
+    assert len(response.json()["token"]) == 40
+
+
+# --- the admin ---------------------------------------------------------------------------------
+
+
+def admin_client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize(
+    ("who", "status"),
+    [
+        ("inspecteur", 200),
+        ("auditeur", 200),
+        ("directeur", 200),
+        ("comite", 200),
+        ("commissaire", 200),
+        ("chef", 200),
+        ("root", 200),
+        ("tailleur", 403),
+        ("croupier", 403),
+        ("caissier", 403),
+        ("outsider", 403),
+    ],
+)
+def test_who_sees_the_anomaly_queue_in_the_admin(cast, anomaly, who, status):
+    response = admin_client(getattr(cast, who)).get("/admin/audit/anomaly/?state__exact=open")
+    assert response.status_code == status
+    if status == 200:
+        assert b"a stake after the first card" in response.content
+
+
+def test_an_inspector_cannot_review_in_the_admin(cast, anomaly):
+    client = admin_client(cast.inspecteur)
+    response = client.post(
+        f"/admin/audit/anomaly/{anomaly.pk}/review/",
+        {"to_state": "acknowledged", "reason": "looks fine"},
+    )
+    assert response.status_code == 200  # the form again, with the refusal
+    assert b"requires the role" in response.content
+    anomaly.refresh_from_db()
+    assert anomaly.state == AnomalyState.OPEN
+
+
+def test_an_auditor_reviews_in_the_admin_and_must_give_a_reason(cast, anomaly):
+    client = admin_client(cast.auditeur)
+    page = client.get(f"/admin/audit/anomaly/{anomaly.pk}/change/")
+    assert b"stake" in page.content and b"Examiner / Review" in page.content
+    no_reason = client.post(
+        f"/admin/audit/anomaly/{anomaly.pk}/review/", {"to_state": "acknowledged", "reason": ""}
+    )
+    assert no_reason.status_code == 200
+    anomaly.refresh_from_db()
+    assert anomaly.state == AnomalyState.OPEN
+    done = client.post(
+        f"/admin/audit/anomaly/{anomaly.pk}/review/",
+        {"to_state": "acknowledged", "reason": "checked the video"},
+    )
+    assert done.status_code == 302
+    anomaly.refresh_from_db()
+    assert anomaly.state == AnomalyState.ACKNOWLEDGED
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/audit/auditevent/1/change/",
+        "/admin/audit/auditevent/1/delete/",
+        "/admin/audit/auditevent/add/",
+        "/admin/audit/anomaly/{anomaly}/delete/",
+    ],
+)
+def test_nobody_edits_history_in_the_admin_not_even_a_superuser(cast, anomaly, url):
+    url = url.format(anomaly=anomaly.pk)
+    response = admin_client(cast.root).post(url, {"payload": "{}", "post": "yes"})
+    assert response.status_code in (403, 302)
+    assert AuditEvent.objects.get(seq=1).payload != "{}"
+    assert Anomaly.objects.filter(pk=anomaly.pk).exists()
+
+
+def test_an_inspector_changes_nothing_in_the_admin(cast):
+    client = admin_client(cast.inspecteur)
+    response = client.post(
+        f"/admin/auth/user/{cast.tailleur.pk}/change/", {"username": "renamed", "roles": ["comite"]}
+    )
+    assert response.status_code == 403
+    cast.tailleur.refresh_from_db()
+    assert cast.tailleur.username == "tailleur"
+
+
+def test_the_director_grants_roles_in_the_admin_through_the_service(cast):
+    client = admin_client(cast.directeur)
+    form = {
+        "username": "croupier",
+        "roles": ["croupier", "tailleur"],
+        "is_active": "on",
+        "is_staff": "on",
+        "staff_profile-TOTAL_FORMS": "1",
+        "staff_profile-INITIAL_FORMS": "1",
+        "staff_profile-0-id": str(cast.croupier.staff_profile.pk),
+        "staff_profile-0-user": str(cast.croupier.pk),
+        "staff_profile-0-full_name": "Croupier",
+        "staff_profile-0-employer": "casino",
+        "staff_profile-0-licence_number": "",
+    }
+    refused = client.post(
+        f"/admin/auth/user/{cast.croupier.pk}/change/", {**form, "roles": ["croupier", "comite"]}
+    )
+    assert refused.status_code == 200
+    assert b"may not be held by one person" in refused.content
+    granted = client.post(f"/admin/auth/user/{cast.croupier.pk}/change/", form)
+    assert granted.status_code == 302, granted.content[:2000]
+    assert AuditEvent.objects.filter(action="staff.roles_changed").exists()
