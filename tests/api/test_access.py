@@ -198,7 +198,8 @@ def test_an_inspector_cannot_review_in_the_admin(cast, anomaly):
 def test_an_auditor_reviews_in_the_admin_and_must_give_a_reason(cast, anomaly):
     client = admin_client(cast.auditeur)
     page = client.get(f"/admin/audit/anomaly/{anomaly.pk}/change/")
-    assert b"stake" in page.content and b"Examiner / Review" in page.content
+    assert b"stake" in page.content
+    assert b"Examiner / Review" in page.content
     no_reason = client.post(
         f"/admin/audit/anomaly/{anomaly.pk}/review/", {"to_state": "acknowledged", "reason": ""}
     )
