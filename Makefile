@@ -32,7 +32,7 @@ test: $(STAMP)
 	$(RUNTIME) exec -- $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)
-	$(RUNTIME) exec -- $(BIN)/python -m bench
+	$(RUNTIME) exec -- $(BIN)/python -m tests.bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,0 +1,20 @@
+"""``make bench``: every benchmark, one after the other, on a fresh database."""
+
+from __future__ import annotations
+
+import sys
+
+from tests.bench.harness import use_bench_database
+
+
+def main() -> int:
+    use_bench_database()
+    from tests.bench import bench_audit
+
+    print("# make bench: medians of repeated runs, ratios measured in the same run")
+    bench_audit.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""A fresh database for the benchmarks on the configured (or embedded) server, and timing helpers."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections.abc import Callable
+from urllib.parse import urlsplit, urlunsplit
+
+
+def use_bench_database() -> None:
+    """Point DATABASE_URL at ``<name>_bench``, created afresh, then set Django up and migrate."""
+    import psycopg
+
+    url = os.environ["DATABASE_URL"]
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/") + "_bench"
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    os.environ["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{name}"))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+def median_time(fn: Callable[[], object], runs: int = 3) -> float:
+    """The median wall time of ``runs`` calls, in seconds."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def report(title: str, rows: list[tuple[str, str]]) -> None:
+    print(f"\n## {title}")
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"  {label:<{width}}  {value}")
