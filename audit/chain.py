@@ -155,8 +155,15 @@ def verify_chain() -> Verification:
     sha256 = hashlib.sha256
 
     def broken(seq: int, reason: str) -> Verification:
-        return Verification(False, expected_seq - 1, expected_seq - 1, prev, seq, reason,
-                            time.perf_counter() - started)
+        return Verification(
+            False,
+            expected_seq - 1,
+            expected_seq - 1,
+            prev,
+            seq,
+            reason,
+            time.perf_counter() - started,
+        )
 
     for seq, prev_hash, stored, data in _rows():
         if seq != expected_seq:

@@ -303,7 +303,22 @@ def prepare(services: Services) -> None:
     manage(services, "collectstatic", "--no-input", "-v", "0")
 
 
+class Stop(Exception):
+    """Ctrl-C or SIGTERM: stop what we started."""
+
+
+def _stop_on_signals() -> None:
+    # Explicit handlers: a shell that starts us in the background ignores SIGINT, and a process
+    # manager stops us with SIGTERM; either way everything we started must stop with us.
+    def handler(signum: int, frame: object) -> None:
+        raise Stop(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+
+
 def command_run() -> int:
+    _stop_on_signals()
     services = services_up()
     supervisor = Supervisor(services)
     try:
@@ -329,8 +344,8 @@ def command_run() -> int:
         while True:
             supervisor.check_alive()
             time.sleep(1)
-    except KeyboardInterrupt:
-        log("stopping")
+    except Stop as stop:
+        log(f"{stop}: stopping")
         return 0
     finally:
         supervisor.stop()
@@ -339,6 +354,7 @@ def command_run() -> int:
 
 def command_demo() -> int:
     """The main job headless: what ``make run`` does, then stop. CI runs it on the embedded path."""
+    _stop_on_signals()
     services = services_up()
     supervisor = Supervisor(services)
     try:

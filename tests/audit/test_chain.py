@@ -161,27 +161,43 @@ def test_concurrent_writers_make_one_gapless_chain():
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(),
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(st.text(max_size=8), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
     max_leaves=8,
 )
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture],
-          deadline=None)
-@given(payload=st.dictionaries(st.text(max_size=10), json_values, max_size=4),
-       action=st.from_regex(r"[a-z_.]{1,30}", fullmatch=True),
-       subject_id=st.text(alphabet="abc123-", max_size=10))
-def test_postgres_renders_exactly_the_canonical_bytes_the_writer_hashed(db, payload, action,
-                                                                         subject_id):
+@settings(
+    max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None
+)
+@given(
+    payload=st.dictionaries(st.text(max_size=10), json_values, max_size=4),
+    action=st.from_regex(r"[a-z_.]{1,30}", fullmatch=True),
+    subject_id=st.text(alphabet="abc123-", max_size=10),
+)
+def test_postgres_renders_exactly_the_canonical_bytes_the_writer_hashed(
+    db, payload, action, subject_id
+):
     from audit.chain import _rows
 
     with transaction.atomic():
-        event = audit_record(actor=None, action=action, subject=("test.thing", subject_id) if
-                             subject_id else None, payload=payload)
+        event = audit_record(
+            actor=None,
+            action=action,
+            subject=("test.thing", subject_id) if subject_id else None,
+            payload=payload,
+        )
     rendered = {seq: data for seq, _prev, _hash, data in _rows()}[event.seq]
     assert rendered == event_bytes(
-        seq=event.seq, at=format_time(event.at), actor_id=None, actor_name="system",
-        action=action, subject_type=event.subject_type, subject_id=event.subject_id,
-        prev_hash=event.prev_hash, payload=event.payload)
+        seq=event.seq,
+        at=format_time(event.at),
+        actor_id=None,
+        actor_name="system",
+        action=action,
+        subject_type=event.subject_type,
+        subject_id=event.subject_id,
+        prev_hash=event.prev_hash,
+        payload=event.payload,
+    )
     assert verify_chain().ok

@@ -19,8 +19,12 @@ def _append(n: int) -> None:
 
     for i in range(n):
         with transaction.atomic():  # one act, one transaction, as a service does
-            audit_record(actor=None, action="bench.appended", subject=("bench.thing", i),
-                         payload={"i": i, "amount": 1000, "chance": "rouge"})
+            audit_record(
+                actor=None,
+                action="bench.appended",
+                subject=("bench.thing", i),
+                payload={"i": i, "amount": 1000, "chance": "rouge"},
+            )
 
 
 def _append_batched(n: int, per_transaction: int = 100) -> None:
@@ -31,8 +35,12 @@ def _append_batched(n: int, per_transaction: int = 100) -> None:
     for start in range(0, n, per_transaction):
         with transaction.atomic():
             for i in range(start, start + per_transaction):
-                audit_record(actor=None, action="bench.appended", subject=("bench.thing", i),
-                             payload={"i": i, "amount": 1000, "chance": "rouge"})
+                audit_record(
+                    actor=None,
+                    action="bench.appended",
+                    subject=("bench.thing", i),
+                    payload={"i": i, "amount": 1000, "chance": "rouge"},
+                )
 
 
 def _writer(n: int) -> None:
@@ -66,15 +74,36 @@ def _load_chain(count: int) -> list[bytes]:
     rows = []
     for seq in range(1, count + 1):
         at = start + dt.timedelta(microseconds=seq * 1_000)
-        payload = canonical_json({"coup": seq // 10, "stake": seq, "amount": 1000,
-                                  "chance": "rouge", "outcome": "won"})
-        data = event_bytes(seq=seq, at=format_time(at), actor_id=None, actor_name="system",
-                           action="stake.settled", subject_type="floor.stake",
-                           subject_id=str(seq), prev_hash=prev, payload=payload)
+        payload = canonical_json(
+            {"coup": seq // 10, "stake": seq, "amount": 1000, "chance": "rouge", "outcome": "won"}
+        )
+        data = event_bytes(
+            seq=seq,
+            at=format_time(at),
+            actor_id=None,
+            actor_name="system",
+            action="stake.settled",
+            subject_type="floor.stake",
+            subject_id=str(seq),
+            prev_hash=prev,
+            payload=payload,
+        )
         digest = hashlib.sha256(data).hexdigest()
         canonical.append(data)
-        rows.append((seq, at, None, "system", "stake.settled", "floor.stake", str(seq), payload,
-                     prev, digest))
+        rows.append(
+            (
+                seq,
+                at,
+                None,
+                "system",
+                "stake.settled",
+                "floor.stake",
+                str(seq),
+                payload,
+                prev,
+                digest,
+            )
+        )
         prev = digest
     with connection.cursor() as cursor:
         cursor.execute("SET session_replication_role = replica")
@@ -100,14 +129,23 @@ def run() -> None:
     t_multi = median_time(lambda: _concurrent(writers, per_writer))
     batched = 10_000
     t_batched = median_time(lambda: _append_batched(batched))
-    report("Audit append (PostgreSQL)", [
-        ("1 writer, 1 event per transaction",
-         f"{single / t_single:,.0f} events/s (median of 3 runs of {single:,})"),
-        ("8 concurrent writers, 1 event per transaction",
-         f"{writers * per_writer / t_multi:,.0f} events/s (8 processes x {per_writer}, median of 3)"),
-        ("1 writer, 100 events per transaction",
-         f"{batched / t_batched:,.0f} events/s (the cost without one commit per event)"),
-    ])
+    report(
+        "Audit append (PostgreSQL)",
+        [
+            (
+                "1 writer, 1 event per transaction",
+                f"{single / t_single:,.0f} events/s (median of 3 runs of {single:,})",
+            ),
+            (
+                "8 concurrent writers, 1 event per transaction",
+                f"{writers * per_writer / t_multi:,.0f} events/s (8 processes x {per_writer}, median of 3)",
+            ),
+            (
+                "1 writer, 100 events per transaction",
+                f"{batched / t_batched:,.0f} events/s (the cost without one commit per event)",
+            ),
+        ],
+    )
 
     canonical = _load_chain(VERIFY_EVENTS)
     result = verify_chain()
@@ -120,8 +158,11 @@ def run() -> None:
             sha256(data).hexdigest()
 
     t_bare = median_time(bare)
-    report(f"verify_audit on {VERIFY_EVENTS:,} events", [
-        ("verifier (stream + hash + links)", f"{t_verify:.2f} s"),
-        ("hashlib alone, same bytes", f"{t_bare:.2f} s"),
-        ("ratio", f"{t_verify / t_bare:.2f}x (aim: within 2x)"),
-    ])
+    report(
+        f"verify_audit on {VERIFY_EVENTS:,} events",
+        [
+            ("verifier (stream + hash + links)", f"{t_verify:.2f} s"),
+            ("hashlib alone, same bytes", f"{t_bare:.2f} s"),
+            ("ratio", f"{t_verify / t_bare:.2f}x (aim: within 2x)"),
+        ],
+    )
