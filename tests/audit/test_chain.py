@@ -4,10 +4,10 @@ import doctest
 import threading
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from django.core.management import call_command
 from django.db import DatabaseError, connection, connections, transaction
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import audit.canonical
 from audit.canonical import GENESIS_HASH, event_bytes, event_hash, format_time
