@@ -1,0 +1,83 @@
+"""``python -m casino.games replay`` and ``python -m casino.games odds`` (REPLAY.md).
+
+Bad input: exit status 2 and ``{"error": {"code", "message", "where"}}`` on standard output.
+Never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, NoReturn
+
+from casino.games.errors import GameError
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _Usage(message)
+
+
+def _emit(document: Any) -> None:
+    sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+
+
+def _error(code: str, message: str, where: str | None, status: int) -> int:
+    _emit({"error": {"code": code, "message": message, "where": where}})
+    return status
+
+
+def _replay() -> int:
+    from casino.games.replay import replay
+
+    text = sys.stdin.read()
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return _error("invalid_json", exc.msg, f"line {exc.lineno} column {exc.colno}", 2)
+    _emit(replay(document))
+    return 0
+
+
+def _odds(args: argparse.Namespace) -> int:
+    from casino.games.odds import odds_document
+
+    if (args.decks is None) == (args.composition is None):
+        raise _Usage("give exactly one of --decks N or --composition JSON")
+    composition: Any = None
+    if args.composition is not None:
+        try:
+            composition = json.loads(args.composition)
+        except json.JSONDecodeError as exc:
+            return _error("invalid_json", exc.msg, "composition", 2)
+    _emit(odds_document(decks=args.decks, composition=composition))
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    parser = _Parser(prog="python -m casino.games", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("replay", help="replay a recorded talon read as JSON on standard input")
+    odds = commands.add_parser("odds", help="exact odds of the first coup of a shoe")
+    odds.add_argument("--decks", type=int, help="a full shoe of N packs (1..8)")
+    odds.add_argument("--composition", help="remaining cards by point value, as JSON")
+    try:
+        args = parser.parse_args(argv)
+        if args.command == "replay":
+            return _replay()
+        return _odds(args)
+    except _Usage as exc:
+        return _error("usage", str(exc), "arguments", 2)
+    except GameError as exc:
+        return _error(exc.code, exc.message, exc.where, 2)
+    except Exception as exc:  # a bug, not bad input: still no traceback on a regulator's screen
+        return _error("internal_error", f"{type(exc).__name__}: {exc}", None, 1)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,142 @@
+"""Cards, packs and their exact composition.
+
+Codes are rank + suit: ranks ``A 2 3 4 5 6 7 8 9 T J Q K`` (``10`` accepted on input for ``T``),
+suits ``S`` pique, ``H`` cœur, ``D`` carreau, ``C`` trèfle.
+
+>>> card("10h")
+Card(rank=<Rank.TEN: 'T'>, suit=<Suit.HEARTS: 'H'>)
+>>> str(card("10h")), card("QS").colour
+('TH', <Colour.BLACK: 'black'>)
+>>> len(SIXAIN), SIXAIN[card("AS")]
+(312, 6)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from functools import cached_property
+
+from casino.games.errors import ForeignCard, IllegalCard
+
+
+class Colour(Enum):
+    RED = "red"
+    BLACK = "black"
+
+
+class Suit(Enum):
+    SPADES = "S"
+    HEARTS = "H"
+    DIAMONDS = "D"
+    CLUBS = "C"
+
+    @property
+    def colour(self) -> Colour:
+        return Colour.RED if self in (Suit.HEARTS, Suit.DIAMONDS) else Colour.BLACK
+
+
+class Rank(Enum):
+    ACE = "A"
+    TWO = "2"
+    THREE = "3"
+    FOUR = "4"
+    FIVE = "5"
+    SIX = "6"
+    SEVEN = "7"
+    EIGHT = "8"
+    NINE = "9"
+    TEN = "T"
+    JACK = "J"
+    QUEEN = "Q"
+    KING = "K"
+
+    @property
+    def is_figure(self) -> bool:
+        return self in (Rank.JACK, Rank.QUEEN, Rank.KING)
+
+    @property
+    def pips(self) -> int:
+        """Face value before the règlement's rule for figures: ace 1, 2..10, figures 10."""
+        return min(10, RANKS.index(self) + 1)
+
+
+RANKS: tuple[Rank, ...] = tuple(Rank)
+SUITS: tuple[Suit, ...] = tuple(Suit)
+
+
+@dataclass(frozen=True, order=True)
+class Card:
+    rank: Rank
+    suit: Suit
+
+    def __str__(self) -> str:
+        return self.rank.value + self.suit.value
+
+    @property
+    def colour(self) -> Colour:
+        return self.suit.colour
+
+
+def card(code: str) -> Card:
+    """The card of a code; ``IllegalCard`` names what is wrong."""
+    if not isinstance(code, str):
+        raise IllegalCard(f"a card is a string like 'KS', not {code!r}")
+    text = code.strip().upper()
+    if text.startswith("10"):
+        text = "T" + text[2:]
+    if len(text) != 2:
+        raise IllegalCard(f"{code!r} is not a card (rank + suit, e.g. 'KS', 'TH', '10D')")
+    try:
+        return Card(Rank(text[0]), Suit(text[1]))
+    except ValueError:
+        raise IllegalCard(f"{code!r} is not a card (ranks A23456789TJQK, suits SHDC)") from None
+
+
+ONE_PACK: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
+
+
+@dataclass(frozen=True)
+class Composition:
+    """What a sealed pack holds, card by card: 1 pack of 52, or a sixain of 6 x 52."""
+
+    counts: Mapping[Card, int]
+
+    @classmethod
+    def packs(cls, n: int) -> Composition:
+        if not 1 <= n <= 8:
+            raise ValueError(f"a shoe holds 1 to 8 packs, not {n}")
+        return cls({c: n for c in ONE_PACK})
+
+    def __getitem__(self, c: Card) -> int:
+        return self.counts.get(c, 0)
+
+    def __len__(self) -> int:
+        return sum(self.counts.values())
+
+    @cached_property
+    def cards(self) -> tuple[Card, ...]:
+        """Every card, in a fixed order (pack order, then repeated)."""
+        return tuple(c for c in ONE_PACK for _ in range(self[c]))
+
+    def check_contains(self, laid: Iterable[Card], *, where: str = "cards") -> None:
+        """Refuse a sequence this pack cannot hold: a card more often than the pack has it."""
+        seen: Counter[Card] = Counter()
+        for index, c in enumerate(laid):
+            seen[c] += 1
+            if seen[c] > self[c]:
+                raise ForeignCard(
+                    f"{c} appears {seen[c]} times; the pack holds it {self[c]} times",
+                    where=f"{where}[{index}]",
+                )
+
+    def remaining(self, laid: Iterable[Card]) -> Counter[Card]:
+        left = Counter(self.counts)
+        left.subtract(Counter(laid))
+        return left
+
+
+SINGLE_PACK = Composition.packs(1)
+SIXAIN = Composition.packs(6)

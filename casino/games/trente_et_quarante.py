@@ -1,0 +1,603 @@
+"""Trente-et-Quarante (Rouge et Noir): dealing, result, announcement, settlement, end of the taille.
+
+RULES.md §1 is the specification; each function cites the rule it implements. The pieces are
+separate so that a table terminal can deal card by card (``CoupDeal``) while the replay deals whole
+talons (``play_talon``) through the same code.
+
+>>> deal = CoupDeal.from_codes("KS 7H 9D 2C 5S TH QD AS 4C 3H 9S".split())
+>>> outcome = deal.outcome()
+>>> outcome.noir.total, outcome.rouge.total, outcome.result.value, outcome.couleur
+(33, 37, 'noir', <Couleur.COULEUR: 'couleur'>)
+>>> outcome.announcement.result
+'rouge perd, couleur gagne'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Literal
+
+from casino.games.cards import SIXAIN, Card, Colour, Composition, Rank, card
+from casino.games.errors import IllegalDeal, StakeRefused
+from casino.games.money import bank_half, insurance_premium
+from casino.games.reglement import Reglement
+
+
+class Chance(Enum):
+    ROUGE = "rouge"
+    NOIR = "noir"
+    COULEUR = "couleur"
+    INVERSE = "inverse"
+
+
+class Result(Enum):
+    NOIR = "noir"
+    ROUGE = "rouge"
+    APRES = "apres"
+    REFAIT = "refait"
+    INCOMPLETE = "incomplete"
+
+
+class Couleur(Enum):
+    COULEUR = "couleur"
+    INVERSE = "inverse"
+
+
+class Outcome(Enum):
+    WON = "won"
+    LOST = "lost"
+    PUSH = "push"
+    HALF_LOST = "half_lost"
+    IMPRISONED = "imprisoned"
+    STILL_IMPRISONED = "still_imprisoned"
+    FREED = "freed"
+    PRISON_LOST = "prison_lost"
+    VOID = "void"
+    REFUNDED = "refunded"
+
+
+class EndReason(Enum):
+    COUNT = "count"
+    CUT_CARD = "cut_card"
+    EXHAUSTED = "exhausted"
+
+
+RowName = Literal["noir", "rouge"]
+ChanceResult = Literal["win", "lose", "push", "refait"]
+
+ROW_WORDS = {
+    31: "un",
+    32: "deux",
+    33: "trois",
+    34: "quatre",
+    35: "cinq",
+    36: "six",
+    37: "sept",
+    38: "huit",
+    39: "neuf",
+    40: "quarante",
+}
+
+
+def points(c: Card, reglement: Reglement) -> int:
+    """A card's points: ace 1, 2..10 their pips, figures the règlement's ``face_value`` (1.1)."""
+    if c.rank.is_figure:
+        return reglement.face_values[(Rank.JACK, Rank.QUEEN, Rank.KING).index(c.rank)]
+    return c.rank.pips
+
+
+@dataclass(frozen=True)
+class Row:
+    cards: tuple[Card, ...] = ()
+    total: int = 0
+
+    @property
+    def closed(self) -> bool:
+        """A row is laid until its total exceeds 30 (1.2.3), so a closed row totals 31..40."""
+        return self.total > 30
+
+    @property
+    def word(self) -> str | None:
+        """The tailleur's word for the row: its points over 30, ``quarante`` for 40."""
+        return ROW_WORDS.get(self.total) if self.closed else None
+
+    def plus(self, c: Card, value: int) -> Row:
+        return Row((*self.cards, c), self.total + value)
+
+
+@dataclass(frozen=True)
+class Announcement:
+    noir: str | None
+    rouge: str | None
+    result: str | None
+
+
+@dataclass(frozen=True)
+class CoupOutcome:
+    """What the cards decided. ``couleur`` is None unless noir or rouge won."""
+
+    noir: Row
+    rouge: Row
+    result: Result
+    couleur: Couleur | None
+
+    @property
+    def announcement(self) -> Announcement:
+        """The tailleur's words, always phrased on rouge (1.2.8)."""
+        phrase: str | None
+        if self.result is Result.ROUGE:
+            phrase = (
+                "rouge gagne et couleur"
+                if self.couleur is Couleur.COULEUR
+                else "rouge gagne, couleur perd"
+            )
+        elif self.result is Result.NOIR:
+            phrase = (
+                "rouge perd, couleur gagne"
+                if self.couleur is Couleur.COULEUR
+                else "rouge perd et couleur"
+            )
+        elif self.result is Result.APRES:
+            phrase = "après"
+        elif self.result is Result.REFAIT:
+            phrase = "refait"
+        else:
+            phrase = None
+        return Announcement(self.noir.word, self.rouge.word, phrase)
+
+    def chance(self, chance: Chance) -> ChanceResult:
+        """What this coup means for a stake on ``chance``."""
+        if self.result is Result.REFAIT:
+            return "refait"
+        if self.result in (Result.APRES, Result.INCOMPLETE):
+            return "push"
+        winners = {
+            Chance.NOIR if self.result is Result.NOIR else Chance.ROUGE,
+            Chance.COULEUR if self.couleur is Couleur.COULEUR else Chance.INVERSE,
+        }
+        return "win" if chance in winners else "lose"
+
+
+def decide(noir: Row, rouge: Row) -> CoupOutcome:
+    """Result and couleur from the two rows (1.2.4-7).
+
+    >>> r = lambda codes: Row(tuple(card(c) for c in codes.split()), 0)
+    >>> decide(Row(r("TH 8S QD").cards, 38), Row(r("TS AH QD KC").cards, 31)).couleur
+    <Couleur.COULEUR: 'couleur'>
+    """
+    if not (noir.closed and rouge.closed):
+        return CoupOutcome(noir, rouge, Result.INCOMPLETE, None)
+    if noir.total == rouge.total:
+        return CoupOutcome(noir, rouge, Result.REFAIT if noir.total == 31 else Result.APRES, None)
+    winner = Result.NOIR if noir.total < rouge.total else Result.ROUGE
+    # The couleur is the colour of the first card of the first row; couleur wins when the winning
+    # row (noir = first = black, rouge = second = red) has that colour.
+    winning_colour = Colour.BLACK if winner is Result.NOIR else Colour.RED
+    first = noir.cards[0].colour
+    return CoupOutcome(
+        noir, rouge, winner, Couleur.COULEUR if first is winning_colour else Couleur.INVERSE
+    )
+
+
+@dataclass(frozen=True)
+class Laid:
+    """Where a card went and what follows: the terminal's answer to "what next?"."""
+
+    row: RowName
+    value: int
+    row_total: int
+    row_closed: bool
+    coup_complete: bool
+    next_row: RowName | None
+
+
+class CoupDeal:
+    """The cards of one coup, laid one at a time: first row (noir) until it exceeds 30, then the
+    second (rouge) the same way (1.2.3). Laying a card once both rows are closed is refused."""
+
+    def __init__(self, reglement: Reglement | None = None) -> None:
+        self.reglement = reglement or Reglement()
+        self.noir = Row()
+        self.rouge = Row()
+
+    @classmethod
+    def from_codes(cls, codes: Iterable[str], reglement: Reglement | None = None) -> CoupDeal:
+        deal = cls(reglement)
+        for code in codes:
+            deal.lay(card(code))
+        return deal
+
+    @property
+    def next_row(self) -> RowName | None:
+        if not self.noir.closed:
+            return "noir"
+        if not self.rouge.closed:
+            return "rouge"
+        return None
+
+    @property
+    def complete(self) -> bool:
+        return self.next_row is None
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return self.noir.cards + self.rouge.cards
+
+    def lay(self, c: Card) -> Laid:
+        row = self.next_row
+        if row is None:
+            raise IllegalDeal(
+                f"both rows are closed ({self.noir.total}, {self.rouge.total}); "
+                f"{c} cannot be laid in this coup"
+            )
+        value = points(c, self.reglement)
+        if row == "noir":
+            self.noir = self.noir.plus(c, value)
+            laid = self.noir
+        else:
+            self.rouge = self.rouge.plus(c, value)
+            laid = self.rouge
+        return Laid(row, value, laid.total, laid.closed, self.complete, self.next_row)
+
+    def outcome(self) -> CoupOutcome:
+        """The outcome; for a coup whose cards ran out, ``Result.INCOMPLETE`` with totals reached."""
+        return decide(self.noir, self.rouge)
+
+
+# --- stakes, prison and settlement -------------------------------------------------------------
+
+RefaitChoice = Literal["prison", "half"] | tuple[Literal["move"], Chance]
+
+
+@dataclass(frozen=True)
+class Stake:
+    """A stake on one of the four chances for one coup. ``on_refait`` matters under ``choice``."""
+
+    id: str
+    chance: Chance
+    amount: int
+    insured: bool = False
+    on_refait: RefaitChoice | None = None
+
+
+@dataclass(frozen=True)
+class Prisoner:
+    """An imprisoned stake: ``held`` stays on ``chance`` until freed or lost (1.4)."""
+
+    stake: str
+    chance: Chance
+    held: int
+    level: int
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """What one coup did to one stake. Over a stake's life: amount = returned + to_bank + held."""
+
+    stake: str
+    outcome: Outcome
+    paid: int = 0
+    returned: int = 0
+    to_bank: int = 0
+    premium: int = 0
+    held: int = 0
+    level: int = 0
+    chance: Chance | None = None  # where the money stands after this coup (a moved prisoner)
+
+
+def check_stake(stake: Stake, reglement: Reglement) -> None:
+    """Refuse a stake the règlement does not accept (1.2.1, 1.5)."""
+    if not isinstance(stake.amount, int) or isinstance(stake.amount, bool) or stake.amount <= 0:
+        raise StakeRefused(
+            f"stake {stake.id}: amount {stake.amount!r} is not a positive integer", where="amount"
+        )
+    if reglement.min_stake is not None and stake.amount < reglement.min_stake:
+        raise StakeRefused(
+            f"stake {stake.id}: {stake.amount} is below the table minimum {reglement.min_stake}",
+            where="amount",
+        )
+    if reglement.max_stake is not None and stake.amount > reglement.max_stake:
+        raise StakeRefused(
+            f"stake {stake.id}: {stake.amount} is above the table maximum {reglement.max_stake}",
+            where="amount",
+        )
+    if stake.insured:
+        if not reglement.insurance:
+            raise StakeRefused(
+                f"stake {stake.id}: the règlement {reglement.name} has no insurance",
+                where="insured",
+            )
+        if stake.amount < reglement.insurance_min_stake:
+            raise StakeRefused(
+                f"stake {stake.id}: insurance needs a stake of at least "
+                f"{reglement.insurance_min_stake}",
+                where="insured",
+            )
+
+
+def premium_of(stake: Stake, reglement: Reglement) -> int:
+    if not stake.insured:
+        return 0
+    return insurance_premium(
+        stake.amount, unit=reglement.insurance_unit, premium=reglement.insurance_premium
+    )
+
+
+@dataclass(frozen=True)
+class CoupSettlement:
+    settlements: tuple[Settlement, ...]
+    prison: tuple[Prisoner, ...]
+
+
+def _settle_prisoner(
+    p: Prisoner,
+    result: ChanceResult,
+    reglement: Reglement,
+) -> tuple[Settlement, Prisoner | None]:
+    """One coup for an imprisoned stake (1.4)."""
+
+    def stays(
+        outcome: Outcome,
+        held: int,
+        level: int,
+        to_bank: int = 0,
+    ) -> tuple[Settlement, Prisoner]:
+        return (
+            Settlement(p.stake, outcome, to_bank=to_bank, held=held, level=level, chance=p.chance),
+            Prisoner(p.stake, p.chance, held, level),
+        )
+
+    if result == "push":
+        return stays(Outcome.STILL_IMPRISONED, p.held, p.level)
+    if result == "lose":
+        return Settlement(p.stake, Outcome.PRISON_LOST, to_bank=p.held, chance=p.chance), None
+    if result == "win":
+        level = 0 if reglement.prison_repeat == "halve" else p.level - 1
+        if level == 0:
+            return Settlement(p.stake, Outcome.FREED, returned=p.held, chance=p.chance), None
+        return stays(Outcome.STILL_IMPRISONED, p.held, level)
+    # Another refait.
+    if reglement.prison_repeat == "halve":
+        taken = bank_half(p.held)
+        return stays(Outcome.HALF_LOST, p.held - taken, 1, to_bank=taken)
+    if p.level + 1 > reglement.max_prison_level:
+        return Settlement(p.stake, Outcome.PRISON_LOST, to_bank=p.held, chance=p.chance), None
+    return stays(Outcome.STILL_IMPRISONED, p.held, p.level + 1)
+
+
+def _settle_stake(
+    s: Stake,
+    outcome: CoupOutcome,
+    reglement: Reglement,
+) -> tuple[Settlement, Prisoner | None]:
+    """One coup for a stake placed on it (1.2.9, 1.4, 1.5)."""
+    premium = premium_of(s, reglement)
+    result = outcome.chance(s.chance)
+    if result == "refait" and s.insured:
+        result = "push"  # an insured stake is not affected by a refait (1.5)
+    if result == "win":
+        return Settlement(
+            s.id, Outcome.WON, paid=s.amount, returned=s.amount, premium=premium, chance=s.chance
+        ), None
+    if result == "lose":
+        return Settlement(
+            s.id, Outcome.LOST, to_bank=s.amount, premium=premium, chance=s.chance
+        ), None
+    if result == "push":
+        return Settlement(
+            s.id, Outcome.PUSH, returned=s.amount, premium=premium, chance=s.chance
+        ), None
+    choice: RefaitChoice = "prison" if reglement.refait_mode == "prison" else "half"
+    if reglement.refait_mode == "choice":
+        choice = s.on_refait if s.on_refait is not None else reglement.refait_default
+    if choice == "half":
+        taken = bank_half(s.amount)
+        return Settlement(
+            s.id,
+            Outcome.HALF_LOST,
+            returned=s.amount - taken,
+            to_bank=taken,
+            premium=premium,
+            chance=s.chance,
+        ), None
+    chance = choice[1] if isinstance(choice, tuple) else s.chance
+    return (
+        Settlement(
+            s.id, Outcome.IMPRISONED, held=s.amount, level=1, premium=premium, chance=chance
+        ),
+        Prisoner(s.id, chance, s.amount, 1),
+    )
+
+
+def settle(
+    outcome: CoupOutcome,
+    *,
+    void: bool,
+    stakes: Sequence[Stake],
+    prison: Sequence[Prisoner],
+    reglement: Reglement,
+) -> CoupSettlement:
+    """Settle a coup: the prisoners it began with, then the stakes placed on it.
+
+    A void coup returns every stake and charges no premium; prisoners stay as they were (1.3).
+    Money moves in the order of 1.2.9 (losers collected, then winners paid); that order is the
+    ledger's business, the amounts are decided here.
+    """
+    settlements: list[Settlement] = []
+    new_prison: list[Prisoner] = []
+    for p in prison:
+        if void:
+            settlements.append(
+                Settlement(
+                    p.stake, Outcome.STILL_IMPRISONED, held=p.held, level=p.level, chance=p.chance
+                )
+            )
+            new_prison.append(p)
+            continue
+        settled, kept = _settle_prisoner(p, outcome.chance(p.chance), reglement)
+        settlements.append(settled)
+        if kept is not None:
+            new_prison.append(kept)
+    for s in stakes:
+        check_stake(s, reglement)
+        if void:
+            settlements.append(Settlement(s.id, Outcome.VOID, returned=s.amount, chance=s.chance))
+            continue
+        settled, kept = _settle_stake(s, outcome, reglement)
+        settlements.append(settled)
+        if kept is not None:
+            new_prison.append(kept)
+    return CoupSettlement(tuple(settlements), tuple(new_prison))
+
+
+def refund_at_end(
+    prison: Sequence[Prisoner],
+    reglement: Reglement,
+) -> tuple[tuple[Settlement, ...], tuple[Prisoner, ...]]:
+    """Prisoners when the taille ends: carried over, or refunded half (1.4, ``prison_at_end``)."""
+    if reglement.prison_at_end == "carry":
+        return (), tuple(prison)
+    refunds = []
+    for p in prison:
+        taken = bank_half(p.held)
+        refunds.append(
+            Settlement(
+                p.stake, Outcome.REFUNDED, returned=p.held - taken, to_bank=taken, chance=p.chance
+            )
+        )
+    return tuple(refunds), ()
+
+
+# --- the taille: coups dealt from one talon ----------------------------------------------------
+
+
+def count_rule_ends(cards_left: int, points_left: int, reglement: Reglement) -> bool:
+    """ "Le coup n'y est plus": at most 7 cards left or fewer than 62 points (1.3, count rule)."""
+    return cards_left < reglement.end_min_cards or points_left < reglement.end_min_points
+
+
+@dataclass(frozen=True)
+class CoupRecord:
+    number: int
+    outcome: CoupOutcome
+    void: bool
+    last: bool
+    settlements: tuple[Settlement, ...]
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return self.outcome.noir.cards + self.outcome.rouge.cards
+
+
+@dataclass(frozen=True)
+class TailleEnd:
+    reason: EndReason
+    cards_left: int
+    points_left: int
+    prison: tuple[Prisoner, ...]
+    settlements: tuple[Settlement, ...]
+
+
+@dataclass(frozen=True)
+class Taille:
+    coups: tuple[CoupRecord, ...]
+    end: TailleEnd
+
+
+@dataclass
+class _Talon:
+    cards: Sequence[Card]
+    reglement: Reglement
+    position: int = 0
+    values: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.values = [points(c, self.reglement) for c in self.cards]
+
+    @property
+    def left(self) -> int:
+        return len(self.cards) - self.position
+
+    @property
+    def points_left(self) -> int:
+        return sum(self.values[self.position :])
+
+    def beyond_cut_card(self) -> bool:
+        """The next card lies past the red cut card placed before the last N cards (1.3)."""
+        n = self.reglement.cut_card_from_end
+        return (
+            self.reglement.end_rule == "cut_card"
+            and n is not None
+            and self.position >= len(self.cards) - n
+        )
+
+    def next_coup_starts(self) -> bool:
+        rule = self.reglement.end_rule
+        if rule == "count":
+            return not count_rule_ends(self.left, self.points_left, self.reglement)
+        return self.left > 0
+
+
+def play_talon(
+    cards: Sequence[Card],
+    stakes_by_coup: Mapping[int, Sequence[Stake]],
+    reglement: Reglement,
+    *,
+    prison: Sequence[Prisoner] = (),
+    composition: Composition | None = SIXAIN,
+) -> Taille:
+    """Deal and settle every coup of a talon (after shuffle, cut and burn) until the taille ends.
+
+    ``composition`` is the sealed pack the cards come from; a sequence it cannot contain is refused
+    (``ForeignCard`` naming the card). Stakes for coups that are never dealt are the caller's to
+    refuse (the replay does).
+    """
+    if composition is not None:
+        composition.check_contains(cards)
+    talon = _Talon(cards, reglement)
+    current_prison = tuple(prison)
+    coups: list[CoupRecord] = []
+    reason: EndReason | None = None
+    number = 0
+    while reason is None and talon.next_coup_starts():
+        number += 1
+        deal = CoupDeal(reglement)
+        while not deal.complete:
+            if talon.beyond_cut_card():
+                reason = EndReason.CUT_CARD
+                break
+            if talon.left == 0:
+                reason = EndReason.EXHAUSTED
+                break
+            deal.lay(talon.cards[talon.position])
+            talon.position += 1
+        outcome = deal.outcome()
+        last = reason is not None or not talon.next_coup_starts()
+        void = outcome.result is Result.INCOMPLETE or (
+            outcome.result is Result.REFAIT and last and reglement.refait_void_on_last_coup
+        )
+        settled = settle(
+            outcome,
+            void=void,
+            stakes=stakes_by_coup.get(number, ()),
+            prison=current_prison,
+            reglement=reglement,
+        )
+        current_prison = settled.prison
+        coups.append(CoupRecord(number, outcome, void, last, settled.settlements))
+    if reason is None:
+        reason = (
+            EndReason.COUNT
+            if reglement.end_rule == "count" and talon.left > 0
+            else EndReason.EXHAUSTED
+        )
+    refunds, carried = refund_at_end(current_prison, reglement)
+    return Taille(tuple(coups), TailleEnd(reason, talon.left, talon.points_left, carried, refunds))
+
+
+def remaining_points(composition: Composition, laid: Iterable[Card], reglement: Reglement) -> int:
+    left: Counter[Card] = composition.remaining(laid)
+    return sum(points(c, reglement) * n for c, n in left.items() if n > 0)
