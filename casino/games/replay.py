@@ -32,7 +32,7 @@ class ReplayError(GameError):
 
 
 def _fail(code: str, message: str, where: str) -> ReplayError:
-    error = ReplayError(message, where=where)
+    error = ReplayError(message, where=where or None)  # "" is the document itself
     error.code = code
     return error
 

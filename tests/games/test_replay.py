@@ -1,0 +1,140 @@
+"""The replay command: golden files built by hand from RULES.md, and the error contract."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT
+
+GOLDEN = sorted((ROOT / "tests" / "data" / "replay").glob("*.json"))
+ZEROS = {"paid": 0, "returned": 0, "to_bank": 0, "premium": 0, "held": 0, "level": 0}
+
+
+def run(command: str, document: Any = None, *args: str, raw: str | None = None,
+        ) -> tuple[int, Any, str]:
+    """The real command, as a regulator runs it: JSON on stdin, JSON on stdout."""
+    text = raw if raw is not None else json.dumps(document)
+    done = subprocess.run([sys.executable, "-m", "casino.games", command, *args], input=text,
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    return done.returncode, json.loads(done.stdout), done.stderr
+
+
+def with_zeros(expected: dict[str, Any]) -> dict[str, Any]:
+    """Golden files list only the non-zero amounts of a settlement; the output has them all."""
+    full = copy.deepcopy(expected)
+    for coup in full["coups"]:
+        coup["settlements"] = [{**ZEROS, **s} for s in coup["settlements"]]
+    if "settlements" in full["end"]:
+        full["end"]["settlements"] = [{**ZEROS, **s} for s in full["end"]["settlements"]]
+    return full
+
+
+def test_every_preset_has_a_golden_file():
+    presets = set()
+    for path in GOLDEN:
+        spec = json.loads(path.read_text())["input"]["reglement"]
+        presets.add(spec if isinstance(spec, str) else spec["preset"])
+    assert presets == {"baden-1854", "pierer-1857", "trente-et-quarante-modern", "france-2007"}
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
+def test_golden_replays(path: Path):
+    golden = json.loads(path.read_text())
+    status, output, stderr = run("replay", golden["input"])
+    assert status == 0, output
+    assert stderr == ""
+    assert output == with_zeros(golden["expected"])
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
+def test_every_stake_is_accounted_for_in_the_golden_files(path: Path):
+    golden = json.loads(path.read_text())
+    _, output, _ = run("replay", golden["input"])
+    settled: dict[str, int] = {}
+    for coup in output["coups"]:
+        for s in coup["settlements"]:
+            settled[s["stake"]] = settled.get(s["stake"], 0) + s["returned"] + s["to_bank"]
+    for s in output["end"].get("settlements", []):
+        settled[s["stake"]] = settled.get(s["stake"], 0) + s["returned"] + s["to_bank"]
+    held = {p["stake"]: p["held"] for p in output["end"]["prison"]}
+    for stake in golden["input"]["stakes"]:
+        assert settled[stake["id"]] + held.get(stake["id"], 0) == stake["amount"], stake["id"]
+
+
+BASE = json.loads((ROOT / "tests/data/replay/baden_prison_up_and_down.json").read_text())["input"]
+
+
+def broken(**changes: Any) -> dict[str, Any]:
+    document = copy.deepcopy(BASE)
+    for path, value in changes.items():
+        target = document
+        *parents, last = path.split("__")
+        for part in parents:
+            target = target[int(part)] if part.isdigit() else target[part]
+        if value is KeyError:
+            del target[int(last) if last.isdigit() else last]
+        else:
+            target[int(last) if last.isdigit() else last] = value
+    return document
+
+
+@pytest.mark.parametrize(("document", "code", "where"), [
+    (broken(cards__17="ZZ"), "illegal_card", "cards[17]"),
+    (broken(cards__3="1S"), "illegal_card", "cards[3]"),
+    (broken(cards__0=7), "illegal_card", "cards[0]"),
+    (broken(cards=["KS"] * 7), "foreign_card", "cards[6]"),
+    (broken(colour="red"), "unknown_field", "colour"),
+    (broken(stakes__0__chanse="rouge"), "unknown_field", "stakes[0].chanse"),
+    (broken(stakes__1__amount=-5), "invalid", "stakes[1].amount"),
+    (broken(stakes__1__amount=12.5), "invalid", "stakes[1].amount"),
+    (broken(stakes__1__amount="500"), "invalid", "stakes[1].amount"),
+    (broken(stakes__1__amount=True), "invalid", "stakes[1].amount"),
+    (broken(stakes__2__coup=0), "invalid", "stakes[2].coup"),
+    (broken(stakes__2__coup=12), "coup_not_dealt", "stakes[2].coup"),
+    (broken(stakes__2__chance="vert"), "invalid", "stakes[2].chance"),
+    (broken(stakes__2__id="a"), "invalid", "stakes[2].id"),
+    (broken(stakes__0__insured=True), "stake_refused", "stakes[0].insured"),
+    (broken(stakes__0__insured="yes"), "invalid", "stakes[0].insured"),
+    (broken(stakes__0__on_refait="pray"), "invalid", "stakes[0].on_refait"),
+    (broken(stakes__0__amount=KeyError), "missing_field", "stakes[0].amount"),
+    (broken(reglement="monaco-1900"), "invalid_reglement", "reglement"),
+    (broken(reglement={"preset": "baden-1854", "overrides": {"max_prison_levle": 2}}),
+     "invalid_reglement", "reglement.overrides.max_prison_levle"),
+    (broken(reglement={"preset": "baden-1854", "overrides": {"burn": 11}}),
+     "invalid_reglement", "reglement.overrides.burn"),
+    (broken(reglement={"preset": "baden-1854", "overrides": {"min_stake": 200}}),
+     "stake_refused", "stakes[4].amount"),
+    (broken(game="baccara"), "invalid", "game"),
+    (broken(cards="KS KH"), "invalid", "cards"),
+    ([1, 2], "invalid", None),
+])
+def test_bad_input_is_a_json_error_naming_the_field(document, code, where):
+    status, output, stderr = run("replay", document)
+    assert status == 2
+    assert stderr == ""
+    assert output["error"]["code"] == code, output
+    assert output["error"]["where"] == where
+    assert output["error"]["message"]
+
+
+def test_malformed_json_is_a_json_error_too():
+    status, output, stderr = run("replay", raw='{"game": "trente-et-quarante", "cards": [')
+    assert (status, output["error"]["code"]) == (2, "invalid_json")
+    assert "line 1" in output["error"]["where"]
+    assert "Traceback" not in stderr
+
+
+def test_ten_is_accepted_for_t_and_written_as_t():
+    golden = json.loads((ROOT / "tests/data/replay/france_halving_cut_card_refund.json").read_text())
+    spelled = copy.deepcopy(golden["input"])
+    spelled["cards"] = [("10" + c[1]) if c[0] == "T" else c for c in spelled["cards"]]
+    assert "10H" in spelled["cards"]
+    _, output, _ = run("replay", spelled)
+    assert output == with_zeros(golden["expected"])
