@@ -239,16 +239,22 @@ def _convert(name: str, value: Any, base: Reglement) -> Any:
 
 
 def _build(name: str, base: Reglement, overrides: dict[str, Any], *, where: str) -> Reglement:
-    changes: dict[str, Any] = {"name": name}
+    """``base`` with ``overrides`` applied and validated; errors point under ``where``."""
+    try:
+        return replace(base, name=name, **_changes(base, overrides))
+    except InvalidReglement as exc:
+        inner = (exc.where or "reglement").removeprefix("reglement")
+        raise InvalidReglement(exc.message, where=f"{where}{inner}") from None
+
+
+def _changes(base: Reglement, overrides: dict[str, Any]) -> dict[str, Any]:
+    changes: dict[str, Any] = {}
     for key, value in overrides.items():
         if key == "face_value":
             if isinstance(value, dict):
                 unknown = set(value) - set("JQK")
                 if unknown:
-                    raise InvalidReglement(
-                        f"face_value: {sorted(unknown)[0]!r} is not J, Q or K",
-                        where=f"{where}.face_value",
-                    )
+                    raise _fail("face_value", f"{sorted(unknown)[0]!r} is not J, Q or K")
                 faces = dict(zip("JQK", base.face_values, strict=True))
                 faces.update(value)
                 changes["face_values"] = (faces["J"], faces["Q"], faces["K"])
@@ -259,13 +265,8 @@ def _build(name: str, base: Reglement, overrides: dict[str, Any], *, where: str)
         elif key in _FIELD_NAMES:
             changes[key] = _convert(key, value, base)
         else:
-            raise InvalidReglement(f"unknown règlement parameter {key!r}", where=f"{where}.{key}")
-    try:
-        return replace(base, **changes)
-    except InvalidReglement as exc:
-        raise InvalidReglement(
-            exc.message, where=(exc.where or "reglement").replace("reglement", where, 1)
-        ) from None
+            raise InvalidReglement(f"unknown règlement parameter {key!r}", where=f"reglement.{key}")
+    return changes
 
 
 def reglement(spec: str | dict[str, Any] | Reglement) -> Reglement:

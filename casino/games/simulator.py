@@ -39,16 +39,18 @@ def cut(cards: Sequence[Card], position: int) -> list[Card]:
     return [*cards[position:], *cards[:position]]
 
 
-def random_stakes(rng: random.Random, coup: int, count: int, reglement: Reglement,
-                  *, prefix: str = "s") -> list[Stake]:
+def random_stakes(
+    rng: random.Random, coup: int, count: int, reglement: Reglement, *, prefix: str = "s"
+) -> list[Stake]:
     low = reglement.min_stake or 100
     high = reglement.max_stake or 100_000
     stakes = []
     for i in range(count):
         amount = rng.choice([low, low * 2, low * 5, low * 10, rng.randint(low, high)])
         amount = min(max(amount, low), high)
-        insured = (reglement.insurance and amount >= reglement.insurance_min_stake
-                   and rng.random() < 0.3)
+        insured = (
+            reglement.insurance and amount >= reglement.insurance_min_stake and rng.random() < 0.3
+        )
         on_refait: RefaitChoice | None = None
         if reglement.refait_mode == "choice":
             pick = rng.random()
@@ -58,8 +60,9 @@ def random_stakes(rng: random.Random, coup: int, count: int, reglement: Reglemen
                 on_refait = "prison"
             elif pick < 0.9:
                 on_refait = ("move", rng.choice(list(Chance)))
-        stakes.append(Stake(f"{prefix}{coup}-{i}", rng.choice(list(Chance)), amount, insured,
-                            on_refait))
+        stakes.append(
+            Stake(f"{prefix}{coup}-{i}", rng.choice(list(Chance)), amount, insured, on_refait)
+        )
     return stakes
 
 
@@ -78,17 +81,27 @@ class SimulatedTaille:
         stakes = []
         for coup in range(1, dealt + 1):
             for s in self.stakes.get(coup, []):
-                item: dict[str, Any] = {"id": s.id, "coup": coup, "chance": s.chance.value,
-                                        "amount": s.amount}
+                item: dict[str, Any] = {
+                    "id": s.id,
+                    "coup": coup,
+                    "chance": s.chance.value,
+                    "amount": s.amount,
+                }
                 if s.insured:
                     item["insured"] = True
                 if s.on_refait is not None:
-                    item["on_refait"] = (s.on_refait if isinstance(s.on_refait, str)
-                                         else f"move:{s.on_refait[1].value}")
+                    item["on_refait"] = (
+                        s.on_refait
+                        if isinstance(s.on_refait, str)
+                        else f"move:{s.on_refait[1].value}"
+                    )
                 stakes.append(item)
-        return {"game": "trente-et-quarante",
-                "reglement": reglement_spec if reglement_spec is not None else self.reglement.name,
-                "cards": [str(c) for c in self.talon], "stakes": stakes}
+        return {
+            "game": "trente-et-quarante",
+            "reglement": reglement_spec if reglement_spec is not None else self.reglement.name,
+            "cards": [str(c) for c in self.talon],
+            "stakes": stakes,
+        }
 
 
 def simulate_taille(
@@ -102,8 +115,10 @@ def simulate_taille(
     rng = random.Random(seed)
     cards = shuffled(rng, composition)
     cut_at = rng.randint(1, len(cards) - 1)
-    talon = tuple(cut(cards, cut_at)[reglement.burn:])
-    stakes = {coup: random_stakes(rng, coup, stakes_per_coup, reglement)
-              for coup in range(1, MAX_COUPS + 1)}
+    talon = tuple(cut(cards, cut_at)[reglement.burn :])
+    stakes = {
+        coup: random_stakes(rng, coup, stakes_per_coup, reglement)
+        for coup in range(1, MAX_COUPS + 1)
+    }
     taille = play_talon(talon, stakes, reglement, prison=prison, composition=composition)
     return SimulatedTaille(seed, reglement, cut_at, talon, stakes, taille)

@@ -17,12 +17,22 @@ GOLDEN = sorted((ROOT / "tests" / "data" / "replay").glob("*.json"))
 ZEROS = {"paid": 0, "returned": 0, "to_bank": 0, "premium": 0, "held": 0, "level": 0}
 
 
-def run(command: str, document: Any = None, *args: str, raw: str | None = None,
-        ) -> tuple[int, Any, str]:
+def run(
+    command: str,
+    document: Any = None,
+    *args: str,
+    raw: str | None = None,
+) -> tuple[int, Any, str]:
     """The real command, as a regulator runs it: JSON on stdin, JSON on stdout."""
     text = raw if raw is not None else json.dumps(document)
-    done = subprocess.run([sys.executable, "-m", "casino.games", command, *args], input=text,
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "casino.games", command, *args],
+        input=text,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     return done.returncode, json.loads(done.stdout), done.stderr
 
 
@@ -85,36 +95,48 @@ def broken(**changes: Any) -> dict[str, Any]:
     return document
 
 
-@pytest.mark.parametrize(("document", "code", "where"), [
-    (broken(cards__17="ZZ"), "illegal_card", "cards[17]"),
-    (broken(cards__3="1S"), "illegal_card", "cards[3]"),
-    (broken(cards__0=7), "illegal_card", "cards[0]"),
-    (broken(cards=["KS"] * 7), "foreign_card", "cards[6]"),
-    (broken(colour="red"), "unknown_field", "colour"),
-    (broken(stakes__0__chanse="rouge"), "unknown_field", "stakes[0].chanse"),
-    (broken(stakes__1__amount=-5), "invalid", "stakes[1].amount"),
-    (broken(stakes__1__amount=12.5), "invalid", "stakes[1].amount"),
-    (broken(stakes__1__amount="500"), "invalid", "stakes[1].amount"),
-    (broken(stakes__1__amount=True), "invalid", "stakes[1].amount"),
-    (broken(stakes__2__coup=0), "invalid", "stakes[2].coup"),
-    (broken(stakes__2__coup=12), "coup_not_dealt", "stakes[2].coup"),
-    (broken(stakes__2__chance="vert"), "invalid", "stakes[2].chance"),
-    (broken(stakes__2__id="a"), "invalid", "stakes[2].id"),
-    (broken(stakes__0__insured=True), "stake_refused", "stakes[0].insured"),
-    (broken(stakes__0__insured="yes"), "invalid", "stakes[0].insured"),
-    (broken(stakes__0__on_refait="pray"), "invalid", "stakes[0].on_refait"),
-    (broken(stakes__0__amount=KeyError), "missing_field", "stakes[0].amount"),
-    (broken(reglement="monaco-1900"), "invalid_reglement", "reglement"),
-    (broken(reglement={"preset": "baden-1854", "overrides": {"max_prison_levle": 2}}),
-     "invalid_reglement", "reglement.overrides.max_prison_levle"),
-    (broken(reglement={"preset": "baden-1854", "overrides": {"burn": 11}}),
-     "invalid_reglement", "reglement.overrides.burn"),
-    (broken(reglement={"preset": "baden-1854", "overrides": {"min_stake": 200}}),
-     "stake_refused", "stakes[4].amount"),
-    (broken(game="baccara"), "invalid", "game"),
-    (broken(cards="KS KH"), "invalid", "cards"),
-    ([1, 2], "invalid", None),
-])
+@pytest.mark.parametrize(
+    ("document", "code", "where"),
+    [
+        (broken(cards__17="ZZ"), "illegal_card", "cards[17]"),
+        (broken(cards__3="1S"), "illegal_card", "cards[3]"),
+        (broken(cards__0=7), "illegal_card", "cards[0]"),
+        (broken(cards=["KS"] * 7), "foreign_card", "cards[6]"),
+        (broken(colour="red"), "unknown_field", "colour"),
+        (broken(stakes__0__chanse="rouge"), "unknown_field", "stakes[0].chanse"),
+        (broken(stakes__1__amount=-5), "invalid", "stakes[1].amount"),
+        (broken(stakes__1__amount=12.5), "invalid", "stakes[1].amount"),
+        (broken(stakes__1__amount="500"), "invalid", "stakes[1].amount"),
+        (broken(stakes__1__amount=True), "invalid", "stakes[1].amount"),
+        (broken(stakes__2__coup=0), "invalid", "stakes[2].coup"),
+        (broken(stakes__2__coup=12), "coup_not_dealt", "stakes[2].coup"),
+        (broken(stakes__2__chance="vert"), "invalid", "stakes[2].chance"),
+        (broken(stakes__2__id="a"), "invalid", "stakes[2].id"),
+        (broken(stakes__0__insured=True), "stake_refused", "stakes[0].insured"),
+        (broken(stakes__0__insured="yes"), "invalid", "stakes[0].insured"),
+        (broken(stakes__0__on_refait="pray"), "invalid", "stakes[0].on_refait"),
+        (broken(stakes__0__amount=KeyError), "missing_field", "stakes[0].amount"),
+        (broken(reglement="monaco-1900"), "invalid_reglement", "reglement"),
+        (
+            broken(reglement={"preset": "baden-1854", "overrides": {"max_prison_levle": 2}}),
+            "invalid_reglement",
+            "reglement.overrides.max_prison_levle",
+        ),
+        (
+            broken(reglement={"preset": "baden-1854", "overrides": {"burn": 11}}),
+            "invalid_reglement",
+            "reglement.overrides.burn",
+        ),
+        (
+            broken(reglement={"preset": "baden-1854", "overrides": {"min_stake": 200}}),
+            "stake_refused",
+            "stakes[4].amount",
+        ),
+        (broken(game="baccara"), "invalid", "game"),
+        (broken(cards="KS KH"), "invalid", "cards"),
+        ([1, 2], "invalid", None),
+    ],
+)
 def test_bad_input_is_a_json_error_naming_the_field(document, code, where):
     status, output, stderr = run("replay", document)
     assert status == 2
@@ -132,7 +154,9 @@ def test_malformed_json_is_a_json_error_too():
 
 
 def test_ten_is_accepted_for_t_and_written_as_t():
-    golden = json.loads((ROOT / "tests/data/replay/france_halving_cut_card_refund.json").read_text())
+    golden = json.loads(
+        (ROOT / "tests/data/replay/france_halving_cut_card_refund.json").read_text()
+    )
     spelled = copy.deepcopy(golden["input"])
     spelled["cards"] = [("10" + c[1]) if c[0] == "T" else c for c in spelled["cards"]]
     assert "10H" in spelled["cards"]

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+import casino.games.cards
+from casino.games.cards import SINGLE_PACK, SIXAIN, Colour, card
+from casino.games.errors import ForeignCard, IllegalCard
+from casino.games.reglement import Reglement, reglement
+from casino.games.trente_et_quarante import points
+
+
+def test_examples_in_the_module_hold():
+    assert doctest.testmod(casino.games.cards).failed == 0
+
+
+@pytest.mark.parametrize(
+    ("code", "text"), [("10S", "TS"), ("th", "TH"), (" KD ", "KD"), ("AC", "AC"), ("9h", "9H")]
+)
+def test_card_codes(code, text):
+    assert str(card(code)) == text
+
+
+@pytest.mark.parametrize("code", ["", "K", "1S", "11S", "KX", "ZH", "KSS", "10", "S10"])
+def test_bad_codes_are_refused_by_name(code):
+    with pytest.raises(IllegalCard, match="is not a card"):
+        card(code)
+
+
+def test_hearts_and_diamonds_are_red():
+    assert [card(c).colour for c in ("AH", "AD", "AS", "AC")] == [
+        Colour.RED,
+        Colour.RED,
+        Colour.BLACK,
+        Colour.BLACK,
+    ]
+
+
+def test_a_sixain_holds_each_card_six_times_and_2040_points():
+    assert len(SIXAIN) == 312
+    assert set(SIXAIN.counts.values()) == {6}
+    assert len(SIXAIN.counts) == 52
+    rules = Reglement()
+    assert sum(points(c, rules) for c in SINGLE_PACK.cards) == 340
+    assert sum(points(c, rules) for c in SIXAIN.cards) == 2040
+
+
+def test_figures_count_the_reglements_face_value():
+    rules = reglement(
+        {"preset": "baden-1854", "overrides": {"face_value": {"J": 2, "Q": 3, "K": 4}}}
+    )
+    assert [points(card(c), rules) for c in ("JS", "QS", "KS", "TS", "AS")] == [2, 3, 4, 10, 1]
+
+
+def test_a_seventh_card_is_foreign_to_a_sixain_and_a_second_to_a_single_pack():
+    SIXAIN.check_contains([card("AS")] * 6)
+    with pytest.raises(ForeignCard) as error:
+        SIXAIN.check_contains([card("KH")] + [card("AS")] * 7)
+    assert error.value.where == "cards[7]"
+    with pytest.raises(ForeignCard, match="AS appears 2 times"):
+        SINGLE_PACK.check_contains([card("AS"), card("KH"), card("AS")])
