@@ -114,16 +114,23 @@ def _generating(counts: Mapping[int, int], size: int) -> Array:
 
 
 def _divide(g: Array, u: int) -> Array:
-    """g / (1 + x^u y + z^u w): the same shoe with one card of value u fewer."""
-    h = np.empty_like(g)
-    for sa in range(ROW_MAX + 1):
-        for sb in range(ROW_MAX + 1):
-            slab = g[sa, :, sb, :].copy()
-            if sa >= u:
-                slab[1:, :] -= h[sa - u, :-1, sb, :]
-            if sb >= u:
-                slab[:, 1:] -= h[sa, :, sb - u, :-1]
-            h[sa, :, sb, :] = slab
+    """g / (1 + x^u y + z^u w): the same shoe with one card of value u fewer.
+
+    h = g - x^u y h - z^u w h, solved in order of increasing points. A block of u consecutive
+    point totals on each axis depends only on the blocks before it, so each block is one array
+    operation: (31/u)^2 steps instead of 31^2.
+    """
+    h = np.zeros_like(g)
+    for a0 in range(0, ROW_MAX + 1, u):
+        a1 = min(a0 + u, ROW_MAX + 1)
+        for b0 in range(0, ROW_MAX + 1, u):
+            b1 = min(b0 + u, ROW_MAX + 1)
+            block = g[a0:a1, :, b0:b1, :].copy()
+            if a0 >= u:
+                block[:, 1:, :, :] -= h[a0 - u : a1 - u, :-1, b0:b1, :]
+            if b0 >= u:
+                block[:, :, :, 1:] -= h[a0:a1, :, b0 - u : b1 - u, :-1]
+            h[a0:a1, :, b0:b1, :] = block
     return h
 
 
@@ -162,6 +169,7 @@ def first_coup(counts: Mapping[int, int]) -> FirstCoup:
     )
     removed_one = {u: _divide(g, u) for u in VALUES if counts[u]}
     joint: dict[tuple[int, int], float] = {}
+    removed_two: dict[tuple[int, int], Array] = {}
     for v1 in VALUES:
         if not counts[v1]:
             continue
@@ -169,8 +177,12 @@ def first_coup(counts: Mapping[int, int]) -> FirstCoup:
             weight = counts[v1] * (counts[v2] - (v1 == v2))
             if weight <= 0:
                 continue
-            h = _divide(removed_one[v1], v2)
-            sums = np.einsum("anbm,nm->ab", h, f)
+            pair = (min(v1, v2), max(v1, v2))
+            if pair not in removed_two:  # the shoe less v1 and v2 does not depend on their order
+                removed_two[pair] = np.einsum(
+                    "anbm,nm->ab", _divide(removed_one[pair[0]], pair[1]), f
+                )
+            sums = removed_two[pair]
             for sa in range(ROW_MAX + 1 - v1, ROW_MAX + 1):
                 for sb in range(ROW_MAX + 1 - v2, ROW_MAX + 1):
                     key = (sa + v1, sb + v2)

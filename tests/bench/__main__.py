@@ -8,10 +8,13 @@ from tests.bench.harness import use_bench_database
 
 
 def main() -> int:
+    from tests.bench import bench_games
+
+    print("# make bench: medians of repeated runs, ratios measured in the same run")
+    bench_games.run()  # pure engines first: no database needed
     use_bench_database()
     from tests.bench import bench_audit
 
-    print("# make bench: medians of repeated runs, ratios measured in the same run")
     bench_audit.run()
     return 0
 

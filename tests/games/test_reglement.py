@@ -42,7 +42,9 @@ def test_baden_1854_is_the_defaults_of_rules_md():
         0,
     )
     assert (r.pharao_last_card, r.pharao_plie_share, r.cercle_fee) == ("dead", Fraction(1, 2), 0)
-    assert r.min_stake is None and r.max_stake is None and r.max_stake_ratio is None
+    assert r.min_stake is None
+    assert r.max_stake is None
+    assert r.max_stake_ratio is None
 
 
 def test_presets_are_exactly_the_parameters_of_rules_md():

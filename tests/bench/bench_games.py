@@ -1,0 +1,88 @@
+"""The Trente-et-Quarante engine: replay throughput and the exact odds of a full sixain."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from casino.games.reglement import reglement
+from casino.games.simulator import simulate_taille
+from casino.games.trente_et_quarante import play_talon, points
+from tests.bench.harness import median_time, report
+
+TAILLES = 60
+
+ODDS_PROBE = """
+import json, resource, time, tracemalloc
+import numpy
+from casino.games.odds import composition_of_decks, first_coup
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+started = time.perf_counter()
+first_coup(composition_of_decks(6))
+seconds = time.perf_counter() - started
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+tracemalloc.start()  # a second run, traced: tracing slows numpy's many small allocations
+first_coup(composition_of_decks(6))
+peak = tracemalloc.get_traced_memory()[1]
+print(json.dumps({"seconds": seconds, "traced_peak": peak, "rss_kib": rss, "base_kib": base}))
+"""
+
+
+def run() -> None:
+    rules = reglement("trente-et-quarante-modern")
+    sims = [
+        simulate_taille(seed=seed, reglement=rules, stakes_per_coup=5) for seed in range(TAILLES)
+    ]
+    coups = sum(len(s.taille.coups) for s in sims)
+    # Only the cards the coups used: the floor of the work is adding up those values.
+    used = [s.talon[: len(s.talon) - s.taille.end.cards_left] for s in sims]
+
+    def engine() -> None:
+        for s in sims:
+            play_talon(s.talon, s.stakes, rules)
+
+    def bare() -> None:
+        for cards in used:
+            total = 0
+            for c in cards:
+                total += points(c, rules)
+
+    t_engine = median_time(engine, runs=5)
+    t_bare = median_time(bare, runs=5)
+    report(
+        f"Replay (play_talon), {TAILLES} full sixains, 5 stakes per coup",
+        [
+            (
+                "coups dealt and settled",
+                f"{coups / t_engine:,.0f} coups/s ({coups} coups, median of 5)",
+            ),
+            ("bare loop summing the same card values", f"{coups / t_bare:,.0f} coups/s"),
+            ("ratio engine / bare", f"{t_engine / t_bare:.1f}x"),
+        ],
+    )
+
+    runs = []
+    for _ in range(3):
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-c", ODDS_PROBE], capture_output=True, text=True, check=True
+        )
+        wall = time.perf_counter() - started
+        runs.append((json.loads(done.stdout), wall))
+    runs.sort(key=lambda r: r[0]["seconds"])
+    probe, wall = runs[1]
+    report(
+        "Exact odds of a full 312-card sixain (first_coup, in a fresh process)",
+        [
+            ("computation", f"{probe['seconds']:.2f} s (median of 3)"),
+            ("the probe process (interpreter, imports, two runs)", f"{wall:.2f} s"),
+            ("peak traced memory of the computation", f"{probe['traced_peak'] / 2**20:.1f} MiB"),
+            (
+                "peak RSS of the process",
+                f"{probe['rss_kib'] / 1024:.0f} MiB "
+                f"({probe['base_kib'] / 1024:.0f} MiB after imports)",
+            ),
+        ],
+    )
