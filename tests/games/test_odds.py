@@ -34,7 +34,7 @@ def brute_force(counts: dict[int, int]) -> dict[object, Fraction]:
         result: dict[object, Fraction] = {}
         for index, count in enumerate(remaining):
             if count:
-                after = (*remaining[:index], count - 1, *remaining[index + 1:])
+                after = (*remaining[:index], count - 1, *remaining[index + 1 :])
                 for key, p in go(after, total + index + 1, first).items():
                     result[key] = result.get(key, Fraction(0)) + p * Fraction(count, left)
         return result

@@ -301,3 +301,33 @@ def test_the_count_rule(cards_left, points_left, ends):
 @pytest.mark.parametrize(("amount", "bank"), [(0, 0), (1, 0), (2, 1), (1001, 500), (2001, 1000)])
 def test_halves_are_rounded_down_for_the_bank(amount, bank):
     assert bank_half(amount) == bank
+
+
+def test_the_prison_belongs_to_the_table_and_carries_into_the_next_sixain():
+    from casino.games.trente_et_quarante import play_talon
+
+    talon = [card(c) for c in "KS KH KD AS KC KS KH AH 2S 2H 2D".split()]
+    first = play_talon(talon, {1: [stake(Chance.NOIR, 400, id="n")]}, BADEN)
+    assert first.coups[0].last is True
+    assert first.coups[0].void is True  # a refait on the last coup is void under baden-1854
+    assert first.end.prison == ()
+    pierer = reglement("pierer-1857")
+    carried = play_talon(talon[:8], {1: [stake(Chance.NOIR, 400, id="n")]}, pierer).end.prison
+    assert carried == (Prisoner("n", Chance.NOIR, 400, 1),)
+    # The next sixain: noir wins its first coup, the prisoner is freed there.
+    following = [card(c) for c in "9S 9H 9D 4C 8S 8H 8D 9C".split()]
+    second = play_talon(following, {}, pierer, prison=carried)
+    assert [(s.stake, s.outcome, s.returned) for s in second.coups[0].settlements] == [
+        ("n", Outcome.FREED, 400)
+    ]
+
+
+def test_the_simulator_is_deterministic_by_seed():
+    from casino.games.simulator import simulate_taille
+
+    one = simulate_taille(seed=99, reglement=MODERN)
+    two = simulate_taille(seed=99, reglement=MODERN)
+    other = simulate_taille(seed=100, reglement=MODERN)
+    assert one.talon == two.talon
+    assert one.taille == two.taille
+    assert one.talon != other.talon
