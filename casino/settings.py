@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "casino.people",
     "casino.outbox",
     "casino.api",
+    "casino.floor",
     "audit",
     "shoes",
 ]

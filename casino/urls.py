@@ -5,6 +5,7 @@ from rest_framework.authtoken.views import obtain_auth_token
 
 from audit import api as audit_api
 from casino.people import api as people_api
+from shoes import api as shoes_api
 
 api_v1 = [
     path("token", obtain_auth_token, name="api-token"),
@@ -16,6 +17,20 @@ api_v1 = [
     path(
         "anomalies/<int:pk>/reviews", audit_api.AnomalyReviewCreate.as_view(), name="anomaly-review"
     ),
+    path("packs", shoes_api.PackList.as_view(), name="packs"),
+    path("packs/receive", shoes_api.PackReceive.as_view(), name="pack-receive"),
+    path("packs/<int:pk>", shoes_api.PackDetail.as_view(), name="pack"),
+    path("packs/<int:pk>/store", shoes_api.PackStore.as_view(), name="pack-store"),
+    path("packs/<int:pk>/verification", shoes_api.PackVerify.as_view(), name="pack-verify"),
+    path("packs/<int:pk>/open", shoes_api.PackOpen.as_view(), name="pack-open"),
+    path("packs/<int:pk>/shuffles", shoes_api.PackShuffle.as_view(), name="pack-shuffle"),
+    path("packs/<int:pk>/cut", shoes_api.PackCut.as_view(), name="pack-cut"),
+    path("packs/<int:pk>/cards", shoes_api.PackCard.as_view(), name="pack-card"),
+    path("packs/<int:pk>/pass", shoes_api.PackPass.as_view(), name="pack-pass"),
+    path("packs/<int:pk>/replacement", shoes_api.PackReplace.as_view(), name="pack-replace"),
+    path("packs/<int:pk>/retire", shoes_api.PackRetire.as_view(), name="pack-retire"),
+    path("packs/<int:pk>/destroy", shoes_api.PackDestroy.as_view(), name="pack-destroy"),
+    path("register/visas", shoes_api.RegisterVisaCreate.as_view(), name="register-visa"),
 ]
 
 urlpatterns = [

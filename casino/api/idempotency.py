@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from casino.api.errors import error_body
 from casino.api.models import IdempotentRequest
 from casino.errors import Conflict, DomainError
 
@@ -51,22 +52,34 @@ def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
                 f"a write needs an {HEADER} header (1 to 200 characters)", where=HEADER
             )
         fingerprint = _fingerprint(request)
-        try:
-            with transaction.atomic():
-                record = IdempotentRequest.objects.create(
-                    user=request.user, key=key, fingerprint=fingerprint, status=0, body={}
-                )
-                response = view(self, request, *args, **kwargs)
-                if response.status_code >= 400:
-                    # A refusal records nothing; a retry must be judged afresh.
-                    transaction.set_rollback(True)
-                    return response
+        with transaction.atomic():
+            try:
+                with transaction.atomic():  # a retry waits here until the first one commits
+                    record = IdempotentRequest.objects.create(
+                        user=request.user, key=key, fingerprint=fingerprint, status=0, body={}
+                    )
+            except IntegrityError:
+                record = None
+            if record is not None:
+                try:
+                    response = view(self, request, *args, **kwargs)
+                except DomainError as exc:
+                    if not getattr(exc, "recorded", False):
+                        raise
+                    # A refusal that is evidence (a foreign card) was recorded by the service:
+                    # it is kept, and so is this answer, so that a retry records nothing more.
+                    response = Response(
+                        error_body(exc.code, exc.message, exc.where), status=exc.http_status
+                    )
+                else:
+                    if response.status_code >= 400:
+                        # A plain refusal records nothing; a retry is judged afresh.
+                        transaction.set_rollback(True)
+                        return response
                 IdempotentRequest.objects.filter(pk=record.pk).update(
                     status=response.status_code, body=response.data
                 )
                 return response
-        except IntegrityError:
-            pass
         first = IdempotentRequest.objects.get(user=request.user, key=key)
         if first.fingerprint != fingerprint:
             raise IdempotencyKeyReused(

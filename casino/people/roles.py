@@ -98,6 +98,22 @@ _VIEW_ALL = (
     "auth.view_user",
     "people.view_staffprofile",
     "outbox.view_outboxmessage",
+    "floor.view_table",
+    "floor.view_shift",
+    "shoes.view_pack",
+    "shoes.view_sealverification",
+    "shoes.view_packevent",
+    "shoes.view_cardlaid",
+    "shoes.view_registervisa",
+    "shoes.view_reconciliation",
+)
+# The pack register for those who handle packs.
+_PACKS = (
+    "shoes.view_pack",
+    "shoes.view_packevent",
+    "shoes.view_sealverification",
+    "floor.view_table",
+    "floor.view_shift",
 )
 # The director appoints staff (roles through staff_set_roles, which checks segregation).
 _STAFF_MANAGEMENT = (
@@ -109,10 +125,10 @@ _STAFF_MANAGEMENT = (
 ROLE_PERMISSIONS: dict[Role, tuple[str, ...]] = {
     Role.DIRECTEUR: (*_VIEW_ALL, *_STAFF_MANAGEMENT, "audit.change_anomaly"),
     Role.COMITE: _VIEW_ALL,
-    Role.CHEF_DE_PARTIE: ("audit.view_anomaly", "people.view_staffprofile"),
-    Role.TAILLEUR: (),
-    Role.CROUPIER: (),
-    Role.CAISSIER: (),
+    Role.CHEF_DE_PARTIE: ("audit.view_anomaly", "people.view_staffprofile", *_PACKS),
+    Role.TAILLEUR: _PACKS,
+    Role.CROUPIER: _PACKS,
+    Role.CAISSIER: _PACKS,
     Role.COMMISSAIRE: (*_VIEW_ALL, "audit.change_anomaly"),
     Role.INSPECTEUR: _VIEW_ALL,
     Role.AUDITEUR: (*_VIEW_ALL, "audit.change_anomaly"),

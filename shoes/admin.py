@@ -1,0 +1,160 @@
+"""The pack register in the admin: filters, each pack's timeline, the commissioner's verification."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from casino.admin_base import RecordAdmin
+from casino.errors import DomainError
+from casino.floor.models import Table
+from shoes.models import Pack, PackEvent, PackState, Reconciliation, RegisterVisa, SealVerification
+from shoes.services import current_shift, seal_verify
+
+
+class TableFilter(admin.SimpleListFilter):
+    title = "table"
+    parameter_name = "table"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[int, str]]:
+        return [(t.number, str(t)) for t in Table.objects.all()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Pack]) -> QuerySet[Pack]:
+        if self.value():
+            return queryset.filter(
+                events__kind=PackEvent.Kind.OPENED, events__table__number=self.value()
+            ).distinct()
+        return queryset
+
+
+class VerificationInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = SealVerification
+    fields = ["at", "commissaire", "seal_number_read", "verdict", "remarks"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class TimelineInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = PackEvent
+    verbose_name_plural = "historique / timeline"
+    fields = ["at", "kind", "actor", "table", "shift", "person", "details"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class VerifyForm(forms.Form):
+    seal_number_read = forms.CharField(label="N° de scellé lu / seal number read", max_length=60)
+    verdict = forms.ChoiceField(label="Constat / verdict", choices=SealVerification.Verdict.choices)
+    remarks = forms.CharField(
+        label="Observations / remarks", required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+
+
+@admin.register(Pack)
+class PackAdmin(RecordAdmin):
+    list_display = ["seal_number", "kind", "maker", "state", "received_at", "table", "cards"]
+    list_filter = ["state", "kind", TableFilter]
+    search_fields = ["seal_number", "maker", "maker_pack_numbers"]
+    date_hierarchy = "received_at"
+    inlines = [VerificationInline, TimelineInline]
+    readonly_fields = [
+        "kind",
+        "maker",
+        "maker_pack_numbers",
+        "seal_number",
+        "sealing_authority",
+        "received_at",
+        "received_by",
+        "store_location",
+        "state",
+        "cards",
+        "reconciled",
+        "verify_link",
+    ]
+    fields = readonly_fields
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self.readonly_fields
+
+    @admin.display(description="table")
+    def table(self, pack: Pack) -> str:
+        shift = current_shift(pack)
+        return str(shift.table.number) if shift else "–"
+
+    @admin.display(description="cartes tirées / cards laid")
+    def cards(self, pack: Pack) -> int:
+        return pack.cards_laid.count()
+
+    @admin.display(description="recomptage / reconciliation")
+    def reconciled(self, pack: Pack) -> str:
+        try:
+            r = pack.reconciliation
+        except Reconciliation.DoesNotExist:
+            return "–"
+        if r.balanced:
+            return "juste / balanced"
+        return f"manque {r.missing} · en trop {r.extra}"
+
+    @admin.display(description="scellé / seal")
+    def verify_link(self, pack: Pack) -> str:
+        if pack.state not in (PackState.RECEIVED, PackState.IN_STORE):
+            return "–"
+        url = reverse("admin:shoes_pack_verify", args=[pack.pk])
+        return format_html(
+            '<a class="button" href="{}">Vérifier le scellé / Verify the seal</a>', url
+        )
+
+    def get_urls(self) -> list[Any]:
+        verify = self.admin_site.admin_view(self.verify_view)
+        return [path("<int:pk>/verify/", verify, name="shoes_pack_verify"), *super().get_urls()]
+
+    def verify_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        pack = get_object_or_404(Pack, pk=pk)
+        if not self.has_view_permission(request, pack):
+            return HttpResponse(status=403)
+        form = VerifyForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                verification = seal_verify(actor=request.user, pack_id=pack.pk, **form.cleaned_data)
+            except DomainError as exc:
+                form.add_error(None, exc.message)
+            else:
+                level = messages.SUCCESS if verification.verdict == "intact" else messages.ERROR
+                self.message_user(
+                    request, f"Scellé / seal: {verification.get_verdict_display()}", level
+                )
+                return HttpResponseRedirect(reverse("admin:shoes_pack_change", args=[pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "pack": pack,
+            "form": form,
+            "title": f"Vérifier le scellé / Verify: {pack}",
+        }
+        return render(request, "admin/shoes/pack/verify.html", context)
+
+
+@admin.register(RegisterVisa)
+class RegisterVisaAdmin(RecordAdmin):
+    list_display = ["day", "commissaire", "at", "packs_seen"]
+    date_hierarchy = "day"
+
+
+@admin.register(Reconciliation)
+class ReconciliationAdmin(RecordAdmin):
+    list_display = ["pack", "at", "counted_by", "balanced"]

@@ -1,0 +1,260 @@
+"""The card room and table terminals over the API: one view per act, each idempotent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from casino.api.idempotency import idempotent
+from casino.api.permissions import OVERSIGHT, HoldsRole
+from casino.people.roles import Role
+from shoes import services
+from shoes.models import Pack, PackEvent, PackKind, RegisterVisa, SealVerification
+
+
+class StrictSerializer(serializers.Serializer[Any]):
+    """An input that refuses unknown fields: a typo must not be silently ignored."""
+
+    def validate(self, attrs: Any) -> Any:
+        unknown = set(getattr(self, "initial_data", {})) - set(self.fields)
+        if unknown:
+            raise serializers.ValidationError({sorted(unknown)[0]: "unknown field"})
+        return attrs
+
+
+class PackEventSerializer(serializers.ModelSerializer[PackEvent]):
+    actor = serializers.StringRelatedField()
+    table = serializers.IntegerField(source="table.number", allow_null=True, default=None)
+
+    class Meta:
+        model = PackEvent
+        fields = ["at", "kind", "actor", "table", "shift", "person", "details"]
+
+
+class PackSerializer(serializers.ModelSerializer[Pack]):
+    received_by = serializers.StringRelatedField()
+    cards_laid = serializers.IntegerField(source="cards_laid.count", read_only=True)
+
+    class Meta:
+        model = Pack
+        fields = [
+            "id",
+            "kind",
+            "maker",
+            "maker_pack_numbers",
+            "seal_number",
+            "sealing_authority",
+            "received_at",
+            "received_by",
+            "store_location",
+            "state",
+            "cards_laid",
+        ]
+
+
+class PackDetailSerializer(PackSerializer):
+    timeline = PackEventSerializer(source="events", many=True, read_only=True)
+
+    class Meta(PackSerializer.Meta):
+        fields = [*PackSerializer.Meta.fields, "timeline"]
+
+
+class PackList(generics.ListAPIView[Pack]):
+    """The pack register; filter with ``?state=``, ``?kind=``, ``?table=``, ``?received=DATE``."""
+
+    serializer_class = PackSerializer
+    permission_classes = [HoldsRole]
+    read_roles = (*OVERSIGHT, Role.CHEF_DE_PARTIE, Role.CAISSIER, Role.TAILLEUR)
+
+    def get_queryset(self) -> Any:
+        packs = Pack.objects.all()
+        params = self.request.query_params
+        if params.get("state"):
+            packs = packs.filter(state=params["state"])
+        if params.get("kind"):
+            packs = packs.filter(kind=params["kind"])
+        if params.get("table", "").isdigit():
+            packs = packs.filter(
+                events__kind=PackEvent.Kind.OPENED, events__table__number=int(params["table"])
+            ).distinct()
+        if params.get("received"):
+            packs = packs.filter(received_at__date=params["received"])
+        return packs
+
+
+class PackDetail(generics.RetrieveAPIView[Pack]):
+    """One pack with its whole history, oldest act first."""
+
+    serializer_class = PackDetailSerializer
+    permission_classes = [HoldsRole]
+    read_roles = PackList.read_roles
+    queryset = Pack.objects.prefetch_related("events__actor", "events__table")
+
+
+class PackAct(APIView):
+    """Base of the acts on one pack: validate the input, call the service, answer the pack."""
+
+    input: ClassVar[type[serializers.Serializer[Any]]]
+    act: ClassVar[Callable[..., Any]]
+
+    def post(self, request: Request, pk: int) -> Response:
+        return self.perform(request, pk)
+
+    @idempotent
+    def perform(self, request: Request, pk: int) -> Response:
+        data = self.input(data=request.data)
+        data.is_valid(raise_exception=True)
+        type(self).act(actor=request.user, pack_id=pk, **data.validated_data)
+        pack = Pack.objects.prefetch_related("events").get(pk=pk)
+        return Response(PackDetailSerializer(pack).data, status=201)
+
+
+class Empty(StrictSerializer):
+    pass
+
+
+class ReceiveInput(StrictSerializer):
+    kind = serializers.ChoiceField(choices=PackKind.choices)
+    maker = serializers.CharField(max_length=120)
+    maker_pack_numbers = serializers.CharField(max_length=200)
+    seal_number = serializers.CharField(max_length=60)
+    sealing_authority = serializers.CharField(max_length=120)
+    store_location = serializers.CharField(max_length=120)
+
+
+class PackReceive(APIView):
+    """Enter a delivered sealed pack in the receipt register."""
+
+    @extend_schema(request=ReceiveInput, responses=PackDetailSerializer)
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = ReceiveInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        pack = services.pack_receive(actor=request.user, **data.validated_data)
+        return Response(PackDetailSerializer(pack).data, status=201)
+
+
+class VerifyInput(StrictSerializer):
+    seal_number_read = serializers.CharField(max_length=60)
+    verdict = serializers.ChoiceField(choices=SealVerification.Verdict.choices)
+    remarks = serializers.CharField(required=False, allow_blank=True)
+
+
+class OpenInput(StrictSerializer):
+    shift_id = serializers.IntegerField(min_value=1)
+
+
+class ShuffleInput(StrictSerializer):
+    player = serializers.CharField(required=False, allow_blank=True, max_length=120)
+
+
+class CutInput(StrictSerializer):
+    cut_by = serializers.CharField(max_length=120)
+    burn = serializers.ListField(child=serializers.CharField(max_length=3), required=False)
+
+
+class CardInput(StrictSerializer):
+    code = serializers.CharField(max_length=3)
+
+
+class ReplacementInput(StrictSerializer):
+    demanded_by = serializers.CharField(max_length=120)
+    side = serializers.ChoiceField(choices=[("players", "players"), ("bank", "bank")])
+
+
+class RetireInput(StrictSerializer):
+    counted = serializers.DictField(child=serializers.IntegerField(min_value=0))
+
+
+class DestroyInput(StrictSerializer):
+    remarks = serializers.CharField(required=False, allow_blank=True)
+
+
+def _act(
+    name: str, service: Callable[..., Any], input_: type[serializers.Serializer[Any]], doc: str
+) -> type[PackAct]:
+    view = type(name, (PackAct,), {"input": input_, "act": staticmethod(service), "__doc__": doc})
+    view.post = extend_schema(request=input_, responses=PackDetailSerializer)(  # type: ignore[method-assign]
+        view.post
+    )
+    return view
+
+
+PackStore = _act("PackStore", services.pack_store, Empty, "Put a received pack in the store.")
+PackVerify = _act(
+    "PackVerify",
+    services.seal_verify,
+    VerifyInput,
+    "The commissioner's seal verification (commissaire only).",
+)
+PackOpen = _act(
+    "PackOpen", services.pack_open, OpenInput, "Open a verified pack at a table, in a séance."
+)
+PackShuffle = _act(
+    "PackShuffle",
+    services.pack_shuffle,
+    ShuffleInput,
+    "Record a shuffle (croupiers, then the tailleur last).",
+)
+PackCut = _act(
+    "PackCut",
+    services.pack_cut,
+    CutInput,
+    "The cut by a member of the public, and the burned cards.",
+)
+PackCard = _act(
+    "PackCard",
+    services.card_lay,
+    CardInput,
+    "Lay the next card; a foreign card is refused and recorded.",
+)
+PackPass = _act("PackPass", services.cards_pass, Empty, "Les cartes passent.")
+PackReplace = _act(
+    "PackReplace",
+    services.replacement_demand,
+    ReplacementInput,
+    "A new sealed pack demanded: the old one is withdrawn.",
+)
+PackRetire = _act(
+    "PackRetire",
+    services.pack_retire,
+    RetireInput,
+    "Retire the pack with the count of the cards left.",
+)
+PackDestroy = _act(
+    "PackDestroy",
+    services.pack_destroy,
+    DestroyInput,
+    "Destruction, witnessed by the commissioner.",
+)
+
+
+class VisaInput(StrictSerializer):
+    day = serializers.DateField()
+    remarks = serializers.CharField(required=False, allow_blank=True)
+
+
+class VisaOutput(serializers.ModelSerializer[RegisterVisa]):
+    commissaire = serializers.StringRelatedField()
+
+    class Meta:
+        model = RegisterVisa
+        fields = ["day", "commissaire", "at", "packs_seen", "remarks"]
+
+
+class RegisterVisaCreate(APIView):
+    """The commissioner's visa on the receipt register's page of a day."""
+
+    @extend_schema(request=VisaInput, responses=VisaOutput)
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = VisaInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        visa = services.register_visa(actor=request.user, **data.validated_data)
+        return Response(VisaOutput(visa).data, status=201)

@@ -1,0 +1,37 @@
+"""Errors of the custody of sealed packs."""
+
+from casino.errors import Conflict, DomainError, RoleRequired
+
+
+class IllegalPackState(Conflict):
+    """The act does not fit the pack's state (the custody chain only moves forward)."""
+
+    code = "illegal_pack_state"
+
+
+class SealNotVerified(RoleRequired):
+    """No pack is opened before a police commissioner has found its seal intact."""
+
+    code = "seal_not_verified"
+
+
+class ShuffleOrderViolated(DomainError):
+    """The croupiers shuffle, then the tailleur last; a player only where the règlement allows."""
+
+    code = "shuffle_order"
+
+
+class CardRefused(DomainError):
+    """A card laid that the pack cannot hold any more (a foreign card): refused and recorded.
+
+    ``recorded`` tells the API that the refusal is itself evidence, committed before the error.
+    """
+
+    code = "foreign_card"
+    recorded = True
+
+
+class CountInvalid(DomainError):
+    """A reconciliation count that is not a count of card codes."""
+
+    code = "invalid_count"

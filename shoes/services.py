@@ -1,0 +1,603 @@
+"""Every act on a sealed pack, from receipt to destruction. Each one is audited.
+
+The order of a pack's life is the state machine of ``models.TRANSITIONS``, enforced here with a
+clear error and again in PostgreSQL. Refusals that are evidence (a foreign card) are committed
+before the error is raised.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from typing import Any
+
+from django.db import transaction
+
+from audit.chain import audit_record
+from audit.models import Severity
+from audit.services import anomaly_raise
+from casino import clock
+from casino.errors import Conflict, NotFound
+from casino.floor.models import Game, Shift, Table
+from casino.games.cards import SINGLE_PACK, SIXAIN, Composition, card
+from casino.games.errors import IllegalCard
+from casino.games.reglement import reglement as reglement_of
+from casino.people.roles import Role
+from casino.people.services import require_role
+from shoes.errors import (
+    CardRefused,
+    CountInvalid,
+    IllegalPackState,
+    SealNotVerified,
+    ShuffleOrderViolated,
+)
+from shoes.models import (
+    CardLaid,
+    Pack,
+    PackEvent,
+    PackKind,
+    PackState,
+    Reconciliation,
+    RegisterVisa,
+    SealVerification,
+)
+
+CARD_ROOM = (Role.CAISSIER, Role.CHEF_DE_PARTIE, Role.DIRECTEUR)
+DEALERS = (Role.TAILLEUR, Role.CROUPIER)
+GAME_PACK = {
+    Game.TRENTE_ET_QUARANTE: PackKind.SIXAIN,
+    Game.PHARAO: PackKind.SINGLE,
+    Game.ALLIANCE: PackKind.SINGLE,
+}
+IN_USE = (PackState.OPENED, PackState.IN_PLAY, PackState.PASSED)
+
+
+def composition(pack: Pack) -> Composition:
+    return SIXAIN if pack.kind == PackKind.SIXAIN else SINGLE_PACK
+
+
+def _lock(pack_id: int) -> Pack:
+    try:
+        return Pack.objects.select_for_update().get(pk=pack_id)
+    except Pack.DoesNotExist:
+        raise NotFound(f"pack {pack_id} does not exist", where="pack") from None
+
+
+def _require_state(pack: Pack, *states: PackState, act: str) -> None:
+    if pack.state not in states:
+        wanted = " or ".join(s.value for s in states)
+        raise IllegalPackState(
+            f"{act}: pack {pack.seal_number} is {pack.state}, not {wanted}", where="state"
+        )
+
+
+def _record(
+    pack: Pack,
+    actor: Any,
+    kind: PackEvent.Kind,
+    *,
+    to_state: PackState | None = None,
+    table: Table | None = None,
+    shift: Shift | None = None,
+    person: str = "",
+    details: dict[str, Any] | None = None,
+) -> PackEvent:
+    """The act's timeline row, the state move (if any) and the audit event, together."""
+    before = pack.state
+    if to_state is not None:
+        pack.state = to_state
+        pack.save(update_fields=["state"])
+    event = PackEvent.objects.create(
+        pack=pack,
+        at=clock.now(),
+        actor=actor,
+        kind=kind,
+        table=table,
+        shift=shift,
+        person=person,
+        details=details or {},
+    )
+    audit_record(
+        actor=actor,
+        action=f"pack.{kind}",
+        subject=pack,
+        payload={
+            "seal": pack.seal_number,
+            "from": before,
+            "to": pack.state,
+            "event": event.pk,
+            "table": table.number if table else None,
+            "shift": shift.pk if shift else None,
+            "person": person,
+            "details": details or {},
+        },
+    )
+    return event
+
+
+def current_shift(pack: Pack) -> Shift | None:
+    """The séance in which the pack was opened (None before it is opened)."""
+    opened = pack.events.filter(kind=PackEvent.Kind.OPENED).order_by("-at").first()
+    return opened.shift if opened else None
+
+
+@transaction.atomic
+def pack_receive(
+    *,
+    actor: Any,
+    kind: PackKind | str,
+    maker: str,
+    maker_pack_numbers: str,
+    seal_number: str,
+    sealing_authority: str,
+    store_location: str,
+) -> Pack:
+    """Enter a delivered sealed pack in the receipt register (carnet de prise en charge)."""
+    require_role(actor, *CARD_ROOM, act="receiving sealed packs")
+    seal_number = seal_number.strip()
+    if Pack.objects.filter(seal_number=seal_number).exists():
+        raise Conflict(f"seal number {seal_number} is already in the register", where="seal_number")
+    pack = Pack.objects.create(
+        kind=PackKind(kind),
+        maker=maker,
+        maker_pack_numbers=maker_pack_numbers,
+        seal_number=seal_number,
+        sealing_authority=sealing_authority,
+        received_at=clock.now(),
+        received_by=actor,
+        store_location=store_location,
+    )
+    _record(
+        pack,
+        actor,
+        PackEvent.Kind.RECEIVED,
+        details={
+            "kind": pack.kind,
+            "maker": maker,
+            "maker_pack_numbers": maker_pack_numbers,
+            "sealing_authority": sealing_authority,
+            "store_location": store_location,
+        },
+    )
+    return pack
+
+
+@transaction.atomic
+def pack_store(*, actor: Any, pack_id: int) -> Pack:
+    require_role(actor, *CARD_ROOM, act="storing a sealed pack")
+    pack = _lock(pack_id)
+    _require_state(pack, PackState.RECEIVED, act="storing")
+    _record(
+        pack,
+        actor,
+        PackEvent.Kind.STORED,
+        to_state=PackState.IN_STORE,
+        details={"store_location": pack.store_location},
+    )
+    return pack
+
+
+@transaction.atomic
+def register_visa(*, actor: Any, day: dt.date, remarks: str = "") -> RegisterVisa:
+    """The commissioner's visa on the register page of ``day`` (the packs received that day)."""
+    require_role(actor, Role.COMMISSAIRE, act="signing the receipt register")
+    if RegisterVisa.objects.filter(day=day).exists():
+        raise Conflict(f"the register page of {day} already bears a visa", where="day")
+    received = Pack.objects.filter(received_at__date=day)
+    visa = RegisterVisa.objects.create(
+        day=day, commissaire=actor, at=clock.now(), packs_seen=received.count(), remarks=remarks
+    )
+    audit_record(
+        actor=actor,
+        action="register.visa",
+        subject=visa,
+        payload={
+            "day": day,
+            "seals": sorted(received.values_list("seal_number", flat=True)),
+            "remarks": remarks,
+        },
+    )
+    return visa
+
+
+@transaction.atomic
+def seal_verify(
+    *,
+    actor: Any,
+    pack_id: int,
+    seal_number_read: str,
+    verdict: SealVerification.Verdict | str,
+    remarks: str = "",
+) -> SealVerification:
+    """The commissioner checks the seal. A broken or different seal rejects the pack."""
+    require_role(actor, Role.COMMISSAIRE, act="verifying a seal")
+    pack = _lock(pack_id)
+    verdict = SealVerification.Verdict(verdict)
+    seal_number_read = seal_number_read.strip()
+    if seal_number_read != pack.seal_number:
+        verdict = SealVerification.Verdict.MISMATCH  # what was read decides, not what was said
+    if verdict == SealVerification.Verdict.INTACT:
+        _require_state(pack, PackState.IN_STORE, act="verifying")
+    else:
+        _require_state(pack, PackState.RECEIVED, PackState.IN_STORE, act="verifying")
+    verification = SealVerification.objects.create(
+        pack=pack,
+        commissaire=actor,
+        at=clock.now(),
+        seal_number_read=seal_number_read,
+        verdict=verdict,
+        remarks=remarks,
+    )
+    details = {
+        "verification": verification.pk,
+        "seal_number_read": seal_number_read,
+        "verdict": verdict.value,
+        "remarks": remarks,
+    }
+    if verdict == SealVerification.Verdict.INTACT:
+        _record(pack, actor, PackEvent.Kind.VERIFIED, to_state=PackState.VERIFIED, details=details)
+        return verification
+    _record(pack, actor, PackEvent.Kind.REJECTED, to_state=PackState.REJECTED, details=details)
+    anomaly_raise(
+        detector=f"seal_{verdict.value}",
+        severity=Severity.CRITICAL,
+        subject=pack,
+        summary=f"seal of pack {pack.seal_number} found {verdict.value} "
+        f"(read {seal_number_read!r})",
+        evidence={"seal_number": pack.seal_number, **details},
+        dedup_key=f"seal:{pack.pk}:{verification.pk}",
+    )
+    return verification
+
+
+@transaction.atomic
+def pack_open(*, actor: Any, pack_id: int, shift_id: int) -> Pack:
+    """Break the seal at a table, in a séance. Only after an intact verification."""
+    require_role(actor, Role.CHEF_DE_PARTIE, Role.TAILLEUR, act="opening a sealed pack")
+    pack = _lock(pack_id)
+    try:
+        shift = Shift.objects.select_related("table").get(pk=shift_id)
+    except Shift.DoesNotExist:
+        raise NotFound(f"séance {shift_id} does not exist", where="shift") from None
+    if not pack.verifications.filter(verdict=SealVerification.Verdict.INTACT).exists():
+        raise SealNotVerified(
+            f"pack {pack.seal_number} may not be opened: no commissioner has found its seal intact",
+            where="pack",
+        )
+    _require_state(pack, PackState.VERIFIED, act="opening")
+    if shift.closed_at is not None:
+        raise Conflict(f"séance {shift.pk} is closed", where="shift")
+    table = shift.table
+    if GAME_PACK[Game(table.game)] != pack.kind:
+        raise Conflict(
+            f"{table} plays with a {GAME_PACK[Game(table.game)].label}, "
+            f"not a {pack.get_kind_display()}",
+            where="pack",
+        )
+    busy = [
+        p
+        for p in Pack.objects.filter(state__in=IN_USE)
+        if (s := current_shift(p)) is not None and s.table_id == table.pk
+    ]
+    if busy:
+        raise Conflict(f"{table} already has pack {busy[0].seal_number} in use", where="shift")
+    _record(pack, actor, PackEvent.Kind.OPENED, to_state=PackState.OPENED, table=table, shift=shift)
+    return pack
+
+
+def _shuffles_since_last_deal(pack: Pack) -> list[PackEvent]:
+    """The shuffles since the pack was opened or last passed."""
+    marks = (
+        pack.events.filter(kind__in=[PackEvent.Kind.OPENED, PackEvent.Kind.PASSED])
+        .order_by("-at", "-id")
+        .first()
+    )
+    if marks is None:
+        return []
+    return list(pack.events.filter(kind=PackEvent.Kind.SHUFFLED, id__gt=marks.id).order_by("id"))
+
+
+@transaction.atomic
+def pack_shuffle(*, actor: Any, pack_id: int, player: str = "") -> PackEvent:
+    """A shuffle: by a croupier, by the tailleur, or openly by a player where allowed."""
+    require_role(actor, *DEALERS, act="recording a shuffle")
+    pack = _lock(pack_id)
+    _require_state(pack, PackState.OPENED, PackState.PASSED, act="shuffling")
+    shift = current_shift(pack)
+    assert shift is not None
+    rules = reglement_of(shift.table.reglement)
+    player = player.strip()
+    if player and not rules.player_may_shuffle:
+        raise ShuffleOrderViolated(
+            f"the règlement {rules.name} does not let a player shuffle", where="player"
+        )
+    role = "player" if player else ("tailleur" if Role.TAILLEUR in _roles(actor) else "croupier")
+    return _record(
+        pack,
+        actor,
+        PackEvent.Kind.SHUFFLED,
+        table=shift.table,
+        shift=shift,
+        person=player,
+        details={"by": role},
+    )
+
+
+def _roles(actor: Any) -> frozenset[Role]:
+    from casino.people.services import roles_of
+
+    return roles_of(actor)
+
+
+def pack_cut(*, actor: Any, pack_id: int, cut_by: str, burn: list[str] | None = None) -> Pack:
+    """The galerie cuts with a blank card; burned cards are set aside; play may begin.
+
+    A burned card the pack cannot hold is refused like any foreign card: recorded, then raised.
+    """
+    require_role(actor, Role.TAILLEUR, act="presenting the cut")
+    with transaction.atomic():
+        pack = _lock(pack_id)
+        _require_state(pack, PackState.OPENED, PackState.PASSED, act="cutting")
+        shift = current_shift(pack)
+        assert shift is not None
+        shuffles = _shuffles_since_last_deal(pack)
+        if not shuffles or shuffles[-1].details.get("by") != "tailleur":
+            raise ShuffleOrderViolated(
+                "the tailleur shuffles last, after the croupiers, before the cut", where="shuffles"
+            )
+        if not any(s.details.get("by") == "croupier" for s in shuffles):
+            raise ShuffleOrderViolated("the croupiers shuffle first", where="shuffles")
+        cut_by = cut_by.strip()
+        if not cut_by:
+            raise ShuffleOrderViolated("a member of the public cuts: name them", where="cut_by")
+        rules = reglement_of(shift.table.reglement)
+        burned = [_card_code(code, f"burn[{i}]") for i, code in enumerate(burn or [])]
+        if len(burned) != rules.burn:
+            raise ShuffleOrderViolated(
+                f"the règlement {rules.name} burns {rules.burn} card(s), not {len(burned)}",
+                where="burn",
+            )
+        laid = _laid_counts(pack) + Counter(burned)
+        foreign = next((c for c in burned if laid[c] > composition(pack)[card(c)]), None)
+        if foreign is not None:
+            refused = _foreign(pack, actor, shift, foreign, _laid_counts(pack)[foreign])
+        else:
+            _record(
+                pack,
+                actor,
+                PackEvent.Kind.CUT,
+                to_state=PackState.IN_PLAY,
+                table=shift.table,
+                shift=shift,
+                person=cut_by,
+            )
+            if burned:
+                _lay(pack, actor, shift, burned, burned_cards=True)
+                _record(
+                    pack,
+                    actor,
+                    PackEvent.Kind.BURNED,
+                    table=shift.table,
+                    shift=shift,
+                    details={"cards": burned},
+                )
+            return pack
+    raise refused
+
+
+def _card_code(code: Any, where: str) -> str:
+    try:
+        return str(card(code))
+    except IllegalCard as exc:
+        raise CountInvalid(exc.message, where=where) from None
+
+
+def _laid_counts(pack: Pack) -> Counter[str]:
+    return Counter(pack.cards_laid.values_list("card", flat=True))
+
+
+def _lay(
+    pack: Pack,
+    actor: Any,
+    shift: Shift,
+    codes: list[str],
+    *,
+    burned_cards: bool,
+) -> CardRefused | None:
+    """Lay cards in order; return the refusal (not raised) at the first foreign card."""
+    laid = _laid_counts(pack)
+    holds = composition(pack)
+    last = pack.cards_laid.order_by("-seq").values_list("seq", flat=True).first() or 0
+    for code in codes:
+        if laid[code] + 1 > holds[card(code)]:
+            return _foreign(pack, actor, shift, code, laid[code])
+        last += 1
+        laid[code] += 1
+        CardLaid.objects.create(
+            pack=pack,
+            seq=last,
+            card=code,
+            burned=burned_cards,
+            at=clock.now(),
+            actor=actor,
+            shift=shift,
+        )
+    return None
+
+
+def _foreign(pack: Pack, actor: Any, shift: Shift, code: str, already: int) -> CardRefused:
+    holds = composition(pack)[card(code)]
+    message = (
+        f"{code} refused: pack {pack.seal_number} holds it {holds} time(s) and "
+        f"{already} already came out; a foreign card"
+    )
+    _record(
+        pack,
+        actor,
+        PackEvent.Kind.FOREIGN_CARD,
+        table=shift.table,
+        shift=shift,
+        details={"card": code, "pack_holds": holds, "already_laid": already},
+    )
+    anomaly_raise(
+        detector="foreign_card",
+        severity=Severity.CRITICAL,
+        subject=pack,
+        summary=message,
+        involved=[actor.pk],
+        evidence={
+            "card": code,
+            "pack": pack.seal_number,
+            "pack_holds": holds,
+            "already_laid": already,
+            "shift": shift.pk,
+            "table": shift.table.number,
+        },
+    )
+    return CardRefused(message, where="card")
+
+
+def card_lay(*, actor: Any, pack_id: int, code: str) -> CardLaid:
+    """Lay the next card from the pack. A card the pack cannot hold is refused, and the refusal
+    (timeline event and critical ``foreign_card`` anomaly) is committed before the error."""
+    require_role(actor, Role.TAILLEUR, act="laying a card")
+    code = _card_code(code, "card")
+    with transaction.atomic():
+        pack = _lock(pack_id)
+        _require_state(pack, PackState.IN_PLAY, act="laying a card")
+        shift = current_shift(pack)
+        assert shift is not None
+        refused = _lay(pack, actor, shift, [code], burned_cards=False)
+        if refused is None:
+            laid = pack.cards_laid.order_by("-seq").first()
+            assert laid is not None
+            return laid
+    raise refused
+
+
+@transaction.atomic
+def cards_pass(*, actor: Any, pack_id: int) -> Pack:
+    """ "Messieurs, les cartes passent": the taille is over (RULES.md 1.3)."""
+    require_role(actor, Role.TAILLEUR, act="announcing that the cards pass")
+    pack = _lock(pack_id)
+    _require_state(pack, PackState.IN_PLAY, act="passing")
+    shift = current_shift(pack)
+    assert shift is not None
+    left = sum(composition(pack).counts.values()) - pack.cards_laid.count()
+    _record(
+        pack,
+        actor,
+        PackEvent.Kind.PASSED,
+        to_state=PackState.PASSED,
+        table=shift.table,
+        shift=shift,
+        details={"cards_left": left},
+    )
+    return pack
+
+
+@transaction.atomic
+def replacement_demand(*, actor: Any, pack_id: int, demanded_by: str, side: str) -> Pack:
+    """The players or the bank demand a new sealed pack: the old one is withdrawn, intact in its
+    history; a verified new one is then opened at the table (``pack_open``)."""
+    require_role(actor, Role.CHEF_DE_PARTIE, Role.TAILLEUR, act="recording a demand for new cards")
+    if side not in ("players", "bank"):
+        raise ShuffleOrderViolated(
+            f"{side!r}: the demand comes from the players or the bank", where="side"
+        )
+    demanded_by = demanded_by.strip()
+    if not demanded_by:
+        raise ShuffleOrderViolated("name who demanded the new pack", where="demanded_by")
+    pack = _lock(pack_id)
+    _require_state(pack, PackState.PASSED, act="replacing")
+    shift = current_shift(pack)
+    assert shift is not None
+    _record(
+        pack,
+        actor,
+        PackEvent.Kind.REPLACEMENT_DEMANDED,
+        table=shift.table,
+        shift=shift,
+        person=demanded_by,
+        details={"side": side},
+    )
+    _record(
+        pack,
+        actor,
+        PackEvent.Kind.WITHDRAWN,
+        to_state=PackState.WITHDRAWN,
+        table=shift.table,
+        shift=shift,
+    )
+    return pack
+
+
+@transaction.atomic
+def pack_retire(*, actor: Any, pack_id: int, counted: dict[str, int]) -> Reconciliation:
+    """Count the cards back: per card, laid + burned + counted must equal the pack. Any
+    difference raises a critical ``missing_card`` or ``extra_card`` anomaly naming the cards."""
+    require_role(actor, Role.CHEF_DE_PARTIE, act="retiring a pack")
+    pack = _lock(pack_id)
+    _require_state(pack, PackState.IN_PLAY, PackState.PASSED, PackState.WITHDRAWN, act="retiring")
+    if not isinstance(counted, dict):
+        raise CountInvalid("the count is an object of card codes and numbers", where="counted")
+    counts: Counter[str] = Counter()
+    for raw, number in counted.items():
+        code = _card_code(raw, f"counted.{raw}")
+        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+            raise CountInvalid(f"{number!r} is not a count", where=f"counted.{raw}")
+        if code in counts:
+            raise CountInvalid(f"{code} is counted twice (as {raw!r} too)", where=f"counted.{raw}")
+        counts[code] = number
+    accounted = _laid_counts(pack) + counts
+    expected = Counter({str(c): n for c, n in composition(pack).counts.items()})
+    missing = {code: n for code, n in sorted((expected - accounted).items())}
+    extra = {code: n for code, n in sorted((accounted - expected).items())}
+    reconciliation = Reconciliation.objects.create(
+        pack=pack,
+        at=clock.now(),
+        counted_by=actor,
+        counted=dict(sorted(counts.items())),
+        missing=missing,
+        extra=extra,
+    )
+    shift = current_shift(pack)
+    _record(
+        pack,
+        actor,
+        PackEvent.Kind.RETIRED,
+        to_state=PackState.RETIRED,
+        table=shift.table if shift else None,
+        shift=shift,
+        details={"counted": sum(counts.values()), "missing": missing, "extra": extra},
+    )
+    for detector, cards in (("missing_card", missing), ("extra_card", extra)):
+        if cards:
+            named = ", ".join(f"{code} x{n}" for code, n in cards.items())
+            anomaly_raise(
+                detector=detector,
+                severity=Severity.CRITICAL,
+                subject=pack,
+                summary=f"pack {pack.seal_number}: {detector.replace('_', ' ')} {named}",
+                evidence={"pack": pack.seal_number, "cards": cards},
+                dedup_key=f"{detector}:{pack.pk}",
+            )
+    return reconciliation
+
+
+@transaction.atomic
+def pack_destroy(*, actor: Any, pack_id: int, remarks: str = "") -> Pack:
+    """Destruction, witnessed by a commissioner, only after the cards were counted back."""
+    require_role(actor, Role.COMMISSAIRE, act="witnessing the destruction of a pack")
+    pack = _lock(pack_id)
+    _require_state(pack, PackState.RETIRED, PackState.REJECTED, act="destroying")
+    if pack.state == PackState.RETIRED and not Reconciliation.objects.filter(pack=pack).exists():
+        raise IllegalPackState("a pack is destroyed only after its reconciliation", where="state")
+    _record(
+        pack,
+        actor,
+        PackEvent.Kind.DESTROYED,
+        to_state=PackState.DESTROYED,
+        details={"remarks": remarks},
+    )
+    return pack
