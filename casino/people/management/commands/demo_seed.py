@@ -46,6 +46,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, wait_for_worker: bool = False, **options: Any) -> None:
         logins = self._staff()
+        self._card_room()
         with transaction.atomic():
             message = enqueue("audit.chain_verify")
         self.stdout.write("\nDemo logins (admin and API), also in var/demo-logins.json:")
@@ -78,6 +79,82 @@ class Command(BaseCommand):
         store.write_text(json.dumps(logins, indent=2))
         store.chmod(0o600)
         return logins
+
+    def _card_room(self) -> None:
+        """A table in séance with a sixain in play, and the custody chain around it: packs
+        received and stored, seals verified by the commissioner (one found not matching, which
+        the anomaly queue shows), the register page of the day signed."""
+        from casino import clock
+        from casino.floor.models import Table
+        from casino.floor.services import shift_open, table_create
+        from casino.games.simulator import cut, shuffled
+        from casino.games.trente_et_quarante import CoupDeal
+        from shoes import services as packs
+
+        if Table.objects.exists():
+            return
+        staff = {
+            u.username: u
+            for u in User.objects.filter(
+                username__in=[
+                    "directeur",
+                    "chef",
+                    "tailleur",
+                    "croupier",
+                    "caissier",
+                    "commissaire",
+                ]
+            )
+        }
+        with transaction.atomic():
+            table = table_create(actor=staff["directeur"], number=1, game="trente-et-quarante")
+            shift = shift_open(actor=staff["chef"], table=table)
+            received = [
+                packs.pack_receive(
+                    actor=staff["caissier"],
+                    kind="sixain",
+                    maker="Grimaud",
+                    maker_pack_numbers=f"G-{n}01..{n}06",
+                    seal_number=f"RF-2026-{n:04d}",
+                    sealing_authority="Préfecture de police",
+                    store_location="coffre A",
+                )
+                for n in (1, 2, 3)
+            ]
+            for pack in received:
+                packs.pack_store(actor=staff["caissier"], pack_id=pack.pk)
+            for pack, read in zip(
+                received, ("RF-2026-0001", "RF-2026-0002", "RF-2026-0030"), strict=True
+            ):
+                packs.seal_verify(
+                    actor=staff["commissaire"],
+                    pack_id=pack.pk,
+                    seal_number_read=read,
+                    verdict="intact",
+                )
+            first = received[0]
+            packs.pack_open(actor=staff["chef"], pack_id=first.pk, shift_id=shift.pk)
+            packs.pack_shuffle(actor=staff["croupier"], pack_id=first.pk)
+            packs.pack_shuffle(actor=staff["tailleur"], pack_id=first.pk)
+            packs.pack_cut(actor=staff["tailleur"], pack_id=first.pk, cut_by="M. Dupont, galerie")
+            import random
+
+            cards = cut(shuffled(random.Random(1854)), 100)
+            deal = CoupDeal()
+            for c in cards:
+                if deal.complete:
+                    break
+                deal.lay(c)
+                packs.card_lay(actor=staff["tailleur"], pack_id=first.pk, code=str(c))
+            packs.register_visa(
+                actor=staff["commissaire"],
+                day=clock.now().date(),
+                remarks="Registre vu, scellés contrôlés.",
+            )
+        self.stdout.write(
+            f"demo card room: {table}, séance open, sixain {first.seal_number} in "
+            f"play; seal RF-2026-0003 read as RF-2026-0030 (an anomaly to review)"
+        )
 
     def _wait(self, message_id: int, timeout: float = 120.0) -> None:
         deadline = time.monotonic() + timeout
