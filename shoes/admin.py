@@ -149,10 +149,52 @@ class PackAdmin(RecordAdmin):
         return render(request, "admin/shoes/pack/verify.html", context)
 
 
+class VisaForm(forms.Form):
+    remarks = forms.CharField(
+        label="Observations / remarks", required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+
+
 @admin.register(RegisterVisa)
 class RegisterVisaAdmin(RecordAdmin):
-    list_display = ["day", "commissaire", "at", "packs_seen"]
+    """The commissioner signs the receipt register's page of the day (one visa a day)."""
+
+    list_display = ["day", "commissaire", "at", "packs_seen", "remarks"]
     date_hierarchy = "day"
+    change_list_template = "admin/shoes/registervisa/change_list.html"
+
+    def get_urls(self) -> list[Any]:
+        sign = self.admin_site.admin_view(self.sign_view)
+        return [path("sign/", sign, name="shoes_registervisa_sign"), *super().get_urls()]
+
+    def sign_view(self, request: HttpRequest) -> HttpResponse:
+        from casino import clock
+        from shoes.services import register_visa
+
+        if not self.has_view_permission(request):
+            return HttpResponse(status=403)
+        today = clock.now().date()
+        received = Pack.objects.filter(received_at__date=today)
+        form = VisaForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                register_visa(actor=request.user, day=today, **form.cleaned_data)
+            except DomainError as exc:
+                form.add_error(None, exc.message)
+            else:
+                self.message_user(
+                    request, f"Visa du {today} enregistré / recorded", messages.SUCCESS
+                )
+                return HttpResponseRedirect(reverse("admin:shoes_registervisa_changelist"))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "form": form,
+            "day": today,
+            "received": received,
+            "title": f"Viser le registre du {today} / Sign the register of {today}",
+        }
+        return render(request, "admin/shoes/registervisa/sign.html", context)
 
 
 @admin.register(Reconciliation)

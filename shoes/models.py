@@ -92,7 +92,8 @@ class Pack(models.Model):
                 func="""
                 IF NOT EXISTS (SELECT 1 FROM shoes_sealverification v
                                WHERE v.pack_id = NEW.id AND v.verdict = 'intact') THEN
-                    RAISE EXCEPTION 'pack % cannot be opened: no intact seal verification', NEW.id;
+                    RAISE EXCEPTION 'pack % cannot be verified or opened: no intact seal verification',
+                        NEW.id;
                 END IF;
                 RETURN NEW;
                 """,

@@ -143,3 +143,15 @@ def test_nobody_edits_a_pack_in_the_admin(cast, receive):
     )
     pack.refresh_from_db()
     assert pack.seal_number != "forged"
+
+
+def test_the_commissioner_signs_the_day_in_the_admin_and_nobody_else(cast, receive):
+    pack = receive()
+    page = admin(cast.commissaire).get("/admin/shoes/registervisa/sign/")
+    assert pack.seal_number.encode() in page.content
+    refused = admin(cast.directeur).post("/admin/shoes/registervisa/sign/", {"remarks": "vu"})
+    assert b"requires the role commissaire" in refused.content
+    signed = admin(cast.commissaire).post("/admin/shoes/registervisa/sign/", {"remarks": "vu"})
+    assert signed.status_code == 302
+    again = admin(cast.commissaire).post("/admin/shoes/registervisa/sign/", {"remarks": "encore"})
+    assert b"already bears a visa" in again.content
