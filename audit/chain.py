@@ -48,7 +48,7 @@ def audit_record(
 ) -> AuditEvent:
     """Append one event to the chain, in the caller's transaction.
 
-    Locks the chain head until the caller commits: concurrent acts append one after the other,
+    Takes the chain's lock until the caller commits: concurrent acts append one after the other,
     so the sequence stays gapless and the chain never forks. Call it last in a service, after the
     checks and writes, to hold that lock as briefly as possible.
     """
@@ -66,8 +66,13 @@ def audit_record(
             raise ValueError(f"audit {name} {value!r} contains a line break")
     body = canonical_json(payload or {})
 
-    head = ChainHead.objects.select_for_update().get(pk=1)
-    seq = head.seq + 1
+    with connection.cursor() as cursor:
+        # One writer at a time, until commit (the chain is a total order and never forks), then
+        # the last event: one round trip (migration audit 0003).
+        cursor.execute("SELECT last_seq, last_hash FROM audit_lock_and_last_event()")
+        last_seq, last_hash = cursor.fetchone()
+    prev_seq, prev_hash = (last_seq, last_hash) if last_seq is not None else (0, GENESIS_HASH)
+    seq = prev_seq + 1
     at = clock.now()
     digest = event_hash(
         event_bytes(
@@ -78,7 +83,7 @@ def audit_record(
             action=action,
             subject_type=subject_type,
             subject_id=subject_id,
-            prev_hash=head.hash,
+            prev_hash=prev_hash,
             payload=body,
         )
     )
@@ -91,10 +96,9 @@ def audit_record(
         subject_type=subject_type,
         subject_id=subject_id,
         payload=body,
-        prev_hash=head.hash,
+        prev_hash=prev_hash,
         hash=digest,
     )
-    ChainHead.objects.filter(pk=1).update(seq=seq, hash=digest)
     return event
 
 

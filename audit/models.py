@@ -12,9 +12,11 @@ from audit.canonical import GENESIS_HASH
 
 
 class ChainHead(models.Model):
-    """The one row every audit append locks: it serialises writers, so the chain never forks.
+    """The seq and hash of the last committed event, kept by the database itself.
 
-    Its seq and hash are those of the last event; the database lets them only move one step on.
+    A deferred trigger moves it once per transaction, at commit, to the transaction's last event;
+    it may only move forward, onto an existing event. The verifier checks it against the events,
+    which reveals events cut off the end of the chain.
     """
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1)
@@ -25,14 +27,14 @@ class ChainHead(models.Model):
         triggers = [
             pgtrigger.Protect(name="head_not_deleted", operation=pgtrigger.Delete),
             pgtrigger.Trigger(
-                name="head_moves_one_step",
+                name="head_moves_forward",
                 when=pgtrigger.Before,
                 operation=pgtrigger.Update,
                 func="""
-                IF NEW.id <> OLD.id OR NEW.seq <> OLD.seq + 1 OR NOT EXISTS (
+                IF NEW.id <> OLD.id OR NEW.seq <= OLD.seq OR NOT EXISTS (
                     SELECT 1 FROM audit_auditevent e WHERE e.seq = NEW.seq AND e.hash = NEW.hash
                 ) THEN
-                    RAISE EXCEPTION 'audit chain head may only move to the event just appended';
+                    RAISE EXCEPTION 'audit chain head may only move forward, onto an event';
                 END IF;
                 RETURN NEW;
                 """,
@@ -66,19 +68,34 @@ class AuditEvent(models.Model):
         indexes = [models.Index(fields=["subject_type", "subject_id"])]
         triggers = [
             *append_only(),
-            # Linkage is checked on insert too: the next seq after the head, chained to its hash.
+            # Linkage is checked on insert too: the next seq after the last event, chained to
+            # its hash (the primary key index makes "the last event" one lookup).
             pgtrigger.Trigger(
-                name="appends_to_head",
+                name="appends_to_last_event",
                 when=pgtrigger.Before,
                 operation=pgtrigger.Insert,
+                declare=[("last_seq", "BIGINT"), ("last_hash", "VARCHAR(64)")],
                 func="""
-                IF NOT EXISTS (
-                    SELECT 1 FROM audit_chainhead h
-                    WHERE h.id = 1 AND NEW.seq = h.seq + 1 AND NEW.prev_hash = h.hash
-                ) THEN
-                    RAISE EXCEPTION 'audit event % does not follow the chain head', NEW.seq;
+                SELECT e.seq, e.hash INTO last_seq, last_hash
+                  FROM audit_auditevent e ORDER BY e.seq DESC LIMIT 1;
+                IF NEW.seq <> COALESCE(last_seq, 0) + 1
+                   OR NEW.prev_hash <> COALESCE(last_hash, repeat('0', 64)) THEN
+                    RAISE EXCEPTION 'audit event % does not follow the last event', NEW.seq;
                 END IF;
                 RETURN NEW;
+                """,
+            ),
+            # The head follows at commit, once per transaction: only for its last event.
+            pgtrigger.Trigger(
+                name="head_follows_at_commit",
+                when=pgtrigger.After,
+                operation=pgtrigger.Insert,
+                timing=pgtrigger.Deferred,
+                func="""
+                IF NEW.seq = (SELECT max(e.seq) FROM audit_auditevent e) THEN
+                    UPDATE audit_chainhead SET seq = NEW.seq, hash = NEW.hash WHERE id = 1;
+                END IF;
+                RETURN NULL;
                 """,
             ),
         ]

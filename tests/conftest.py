@@ -200,3 +200,17 @@ def _flush_past_append_only_triggers() -> Iterator[None]:
     TransactionTestCase._fixture_teardown = teardown  # type: ignore[method-assign]
     yield
     TransactionTestCase._fixture_teardown = original  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _commit_time_triggers_fire_in_test_transactions(request: pytest.FixtureRequest) -> None:
+    """Tests on the ``db`` fixture run inside one transaction that is rolled back, never committed,
+    so triggers deferred to commit (the audit chain head follows its last event) would never fire.
+    Make them fire at the end of each statement instead; tests that commit (``transactional_db``)
+    exercise the real commit-time behaviour."""
+    if "db" in request.fixturenames and "transactional_db" not in request.fixturenames:
+        request.getfixturevalue("db")
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
