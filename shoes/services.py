@@ -21,7 +21,6 @@ from casino.errors import Conflict, NotFound
 from casino.floor.models import Game, Shift, Table
 from casino.games.cards import SINGLE_PACK, SIXAIN, Composition, card
 from casino.games.errors import IllegalCard
-from casino.games.reglement import reglement as reglement_of
 from casino.people.roles import Role
 from casino.people.services import require_role
 from shoes.errors import (
@@ -305,7 +304,7 @@ def pack_shuffle(*, actor: Any, pack_id: int, player: str = "") -> PackEvent:
     _require_state(pack, PackState.OPENED, PackState.PASSED, act="shuffling")
     shift = current_shift(pack)
     assert shift is not None
-    rules = reglement_of(shift.table.reglement)
+    rules = shift.table.rules()
     player = player.strip()
     if player and not rules.player_may_shuffle:
         raise ShuffleOrderViolated(
@@ -350,7 +349,7 @@ def pack_cut(*, actor: Any, pack_id: int, cut_by: str, burn: list[str] | None = 
         cut_by = cut_by.strip()
         if not cut_by:
             raise ShuffleOrderViolated("a member of the public cuts: name them", where="cut_by")
-        rules = reglement_of(shift.table.reglement)
+        rules = shift.table.rules()
         burned = [_card_code(code, f"burn[{i}]") for i, code in enumerate(burn or [])]
         if len(burned) != rules.burn:
             raise ShuffleOrderViolated(

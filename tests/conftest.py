@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from django.conf import settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from casino.floor.models import PostedReglement
+from casino.floor.services import reglement_load_presets, shift_open, table_create
 from tests.actors import Cast, make_cast
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -214,3 +217,38 @@ def _commit_time_triggers_fire_in_test_transactions(request: pytest.FixtureReque
 
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+
+# --- the floor: posted règlements, a table, an open séance ------------------------------------
+
+
+@pytest.fixture
+def posted(cast):
+    reglement_load_presets(actor=cast.commissaire, effective_from=dt.date(2026, 1, 1))
+    return PostedReglement.objects.get(name="baden-1854")
+
+
+@pytest.fixture
+def table(cast, posted):
+    return table_create(
+        actor=cast.directeur,
+        number=1,
+        game="trente-et-quarante",
+        reglement_id=posted.pk,
+        min_stake=500,
+        max_stake=600_000,
+    )
+
+
+FLOAT = {"10000": 40, "2500": 40, "500": 100}
+
+
+@pytest.fixture
+def shift(cast, table):
+    return shift_open(
+        actor=cast.chef,
+        table=table,
+        chips=FLOAT,
+        counted_by=cast.croupier,
+        countersigned_by=cast.directeur,
+    )

@@ -1,7 +1,6 @@
-"""The gaming floor: tables and their séances (shifts).
+"""The gaming floor: posted règlements, tables and their séances, the float counts and the ledger.
 
-Only what the sealed packs need so far: a pack is opened at a table during a séance. The floor issue
-adds limits, the posted règlement, the float count, staffing, coups and the ledger.
+Coups and stakes come next (issue 5, in progress).
 """
 
 from __future__ import annotations
@@ -10,6 +9,9 @@ import pgtrigger
 from django.conf import settings
 from django.db import models
 
+from audit.append_only import append_only
+from casino.games.reglement import Reglement
+
 
 class Game(models.TextChoices):
     TRENTE_ET_QUARANTE = "trente-et-quarante", "Trente-et-Quarante"
@@ -17,21 +19,70 @@ class Game(models.TextChoices):
     ALLIANCE = "alliance", "Alliance"
 
 
+class PostedReglement(models.Model):
+    """A version of the règlement de police as posted in the room: numbered articles (French,
+    English alongside) and the engine's parameters, approved for posting by a commissioner.
+    Never edited: a change is a new version that supersedes the previous one."""
+
+    name = models.CharField(max_length=60)
+    version = models.PositiveIntegerField()
+    parameters = models.TextField(help_text="the engine's canonical JSON form (Reglement.to_json)")
+    articles = models.JSONField(help_text="[{number, fr, en}, ...]")
+    effective_from = models.DateField()
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    approved_at = models.DateTimeField()
+    supersedes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
+    )
+
+    class Meta:
+        ordering = ["name", "-version"]
+        verbose_name = "règlement affiché / posted règlement"
+        verbose_name_plural = "règlements affichés / posted règlements"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["name", "version"], name="one_version_number_per_reglement"
+            )
+        ]
+        triggers = append_only()
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version} (du {self.effective_from})"
+
+    def engine(self) -> Reglement:
+        return Reglement.from_json(self.parameters)
+
+
 class Table(models.Model):
+    """A table: its game, number, limits and the règlement posted there."""
+
     number = models.PositiveSmallIntegerField(unique=True)
     game = models.CharField(max_length=30, choices=Game.choices)
-    reglement = models.CharField(
-        max_length=40,
-        default="baden-1854",
-        help_text="preset in force until the floor's posted règlements replace it",
-    )
+    reglement = models.ForeignKey(PostedReglement, on_delete=models.PROTECT, related_name="tables")
+    min_stake = models.PositiveIntegerField(help_text="minor units")
+    max_stake = models.PositiveIntegerField(help_text="minor units")
 
     class Meta:
         ordering = ["number"]
         verbose_name = "table"
+        constraints = [
+            models.CheckConstraint(condition=models.Q(min_stake__gte=1), name="min_stake_positive"),
+            models.CheckConstraint(
+                condition=models.Q(max_stake__gte=models.F("min_stake")),
+                name="max_stake_at_least_min",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Table {self.number} ({self.get_game_display()})"
+
+    def rules(self) -> Reglement:
+        """The engine's règlement at this table: the posted version with the table's limits."""
+        from dataclasses import replace
+
+        return replace(self.reglement.engine(), min_stake=self.min_stake, max_stake=self.max_stake)
 
 
 class Shift(models.Model):
@@ -67,3 +118,133 @@ class Shift(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} · {self.opened_at:%Y-%m-%d %H:%M}"
+
+
+class FloatCount(models.Model):
+    """The carnet d'avances: the table's chips counted by denomination at opening or closing,
+    signed by the counting croupier and countersigned by the director or a comité member."""
+
+    class Moment(models.TextChoices):
+        OPENING = "opening", "Ouverture / opening"
+        CLOSING = "closing", "Fermeture / closing"
+
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="counts")
+    moment = models.CharField(max_length=10, choices=Moment.choices)
+    chips = models.JSONField(help_text="{denomination in minor units: number of chips}")
+    total = models.BigIntegerField()
+    counted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    countersigned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "compte de la caisse / float count"
+        constraints = [
+            models.UniqueConstraint(fields=["shift", "moment"], name="one_count_per_moment"),
+            models.CheckConstraint(condition=models.Q(total__gte=0), name="count_not_negative"),
+            models.CheckConstraint(
+                condition=~models.Q(counted_by=models.F("countersigned_by")),
+                name="two_different_signatures",
+            ),
+        ]
+        triggers = append_only()
+
+    def __str__(self) -> str:
+        return f"{self.moment} {self.total}"
+
+
+class Account(models.Model):
+    """Where money stands: a patron or seat, a table's layout, bank or prison, the cage, or the
+    outside world. Its balance is the sum of its movements, never a stored number."""
+
+    class Kind(models.TextChoices):
+        PATRON = "patron", "Joueur / patron"
+        SEAT = "seat", "Place anonyme / seat marker"
+        LAYOUT = "layout", "Tapis / layout"
+        BANK = "bank", "Banque de la table / table bank"
+        PRISON = "prison", "Prison"
+        CAGE = "cage", "Caisse / cage"
+        OUTSIDE = "outside", "Extérieur / outside world"
+
+    code = models.CharField(max_length=60, unique=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    table = models.ForeignKey(
+        Table, null=True, blank=True, on_delete=models.PROTECT, related_name="accounts"
+    )
+    name = models.CharField(max_length=120, blank=True)
+
+    class Meta:
+        ordering = ["code"]
+        verbose_name = "compte / account"
+        triggers = [
+            pgtrigger.Protect(name="not_deleted", operation=pgtrigger.Delete),
+            pgtrigger.ReadOnly(name="never_changed", exclude=["name"]),
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class Movement(models.Model):
+    """One movement of money: ``amount`` minor units leave the ``credit`` account and enter the
+    ``debit`` account. Every movement balances by construction, so the whole ledger sums to zero."""
+
+    class Kind(models.TextChoices):
+        STAKE_PLACED = "stake_placed", "Mise posée / stake placed"
+        INSURANCE_PREMIUM = "insurance_premium", "Prime d'assurance / insurance premium"
+        LOSS_COLLECTED = "loss_collected", "Mise perdue ramassée / loss collected"
+        WIN_PAID = "win_paid", "Gain payé / win paid"
+        STAKE_RETURNED = "stake_returned", "Mise rendue / stake returned"
+        PUSH_RETURNED = "push_returned", "Après, mise rendue / push returned"
+        IMPRISONED = "imprisoned", "Mise en prison / imprisoned"
+        FREED = "freed", "Libérée / freed"
+        PRISON_LOST = "prison_lost", "Perdue en prison / prison lost"
+        HALF_TAKEN = "half_taken", "Moitié prise / half taken"
+        HALF_RETURNED = "half_returned", "Moitié rendue / half returned"
+        VOID_RETURNED = "void_returned", "Coup nul, mise rendue / void returned"
+        REFUNDED = "refunded", "Prison remboursée / prison refunded"
+        FILL = "fill", "Apport de la caisse / fill"
+        CREDIT = "credit", "Retour à la caisse / credit"
+        FLOAT = "float", "Avance initiale / opening float"
+        BUY_IN = "buy_in", "Change / buy-in"
+        CASH_OUT = "cash_out", "Sortie / cash-out"
+        DISPUTE_CORRECTION = (
+            "dispute_correction",
+            "Correction sur contestation / dispute correction",
+        )
+
+    at = models.DateTimeField()
+    debit = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="debits")
+    credit = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="credits")
+    amount = models.BigIntegerField()
+    kind = models.CharField(max_length=24, choices=Kind.choices)
+    shift = models.ForeignKey(
+        Shift, null=True, blank=True, on_delete=models.PROTECT, related_name="movements"
+    )
+    reference = models.CharField(
+        max_length=120, blank=True, help_text="what the movement belongs to: coup, stake, fill, ..."
+    )
+    idempotency_key = models.CharField(max_length=200, unique=True)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["at", "id"]
+        verbose_name = "mouvement / movement"
+        indexes = [
+            models.Index(fields=["debit"]),
+            models.Index(fields=["credit"]),
+            models.Index(fields=["reference"]),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="amount_positive"),
+            models.CheckConstraint(
+                condition=~models.Q(debit=models.F("credit")), name="two_different_accounts"
+            ),
+        ]
+        triggers = append_only()
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.amount}: {self.credit_id} → {self.debit_id}"

@@ -1,50 +1,472 @@
-"""Writes of the floor so far: tables, and opening and closing séances."""
+"""Writes of the floor: posted règlements, tables, séances with their counts, and the ledger."""
 
 from __future__ import annotations
 
+import datetime as dt
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Sum
 
 from audit.chain import audit_record
+from audit.models import Severity
+from audit.services import anomaly_raise
 from casino import clock
-from casino.errors import Conflict
-from casino.floor.models import Game, Shift, Table
+from casino.errors import Conflict, DomainError, NotFound, SegregationViolation
+from casino.floor.articles import Article, articles_for
+from casino.floor.models import (
+    Account,
+    FloatCount,
+    Game,
+    Movement,
+    PostedReglement,
+    Shift,
+    Table,
+)
+from casino.games.errors import GameError
+from casino.games.reglement import PRESETS, Reglement, reglement
 from casino.people.roles import Role
-from casino.people.services import require_role
+from casino.people.services import require_role, roles_of
+
+
+class InvalidReglementPosting(DomainError):
+    """A règlement whose parameters the engine refuses, or whose articles are malformed."""
+
+    code = "invalid_reglement"
+
+
+class InvalidCount(DomainError):
+    """A float count that is not chips by denomination, or signed by the wrong people."""
+
+    code = "invalid_count"
+
+
+class InvalidMovement(DomainError):
+    """A ledger movement that cannot be: a non-positive amount, the same account on both sides."""
+
+    code = "invalid_movement"
+
+
+# --- posted règlements --------------------------------------------------------------------------
+
+
+def _check_articles(articles: list[Article]) -> None:
+    numbers = set()
+    for index, article in enumerate(articles):
+        where = f"articles[{index}]"
+        if not isinstance(article, dict) or set(article) != {"number", "fr", "en"}:
+            raise InvalidReglementPosting("an article is {number, fr, en}", where=where)
+        if not all(isinstance(article[k], str) and article[k].strip() for k in article):
+            raise InvalidReglementPosting(
+                "number, French and English text are required", where=where
+            )
+        if article["number"] in numbers:
+            raise InvalidReglementPosting(f"article {article['number']} twice", where=where)
+        numbers.add(article["number"])
+    if not articles:
+        raise InvalidReglementPosting("a règlement has articles", where="articles")
 
 
 @transaction.atomic
-def table_create(*, actor: Any, number: int, game: Game | str) -> Table:
+def reglement_post(
+    *,
+    actor: Any,
+    name: str,
+    spec: Any,
+    effective_from: dt.date,
+    articles: list[Article] | None = None,
+) -> PostedReglement:
+    """Post a new version of the règlement ``name``: the commissioner approves its posting."""
+    require_role(actor, Role.COMMISSAIRE, act="approving the posting of a règlement")
+    try:
+        engine = reglement(spec)
+    except GameError as exc:
+        raise InvalidReglementPosting(exc.message, where=exc.where) from None
+    articles = articles if articles is not None else articles_for(engine)
+    _check_articles(articles)
+    previous = (
+        PostedReglement.objects.select_for_update().filter(name=name).order_by("-version").first()
+    )
+    posted = PostedReglement.objects.create(
+        name=name,
+        version=(previous.version + 1) if previous else 1,
+        parameters=replace(engine, name=name).to_json(),
+        articles=articles,
+        effective_from=effective_from,
+        approved_by=actor,
+        approved_at=clock.now(),
+        supersedes=previous,
+    )
+    audit_record(
+        actor=actor,
+        action="reglement.posted",
+        subject=posted,
+        payload={
+            "name": name,
+            "version": posted.version,
+            "parameters": posted.parameters,
+            "articles": articles,
+            "effective_from": effective_from,
+            "supersedes": previous.pk if previous else None,
+        },
+    )
+    return posted
+
+
+def reglement_load_presets(*, actor: Any, effective_from: dt.date) -> list[PostedReglement]:
+    """The four presets of RULES.md, as the initial posted versions (those not posted yet)."""
+    return [
+        reglement_post(actor=actor, name=name, spec=name, effective_from=effective_from)
+        for name in PRESETS
+        if not PostedReglement.objects.filter(name=name).exists()
+    ]
+
+
+# --- tables -------------------------------------------------------------------------------------
+
+
+def _limits(posted: PostedReglement, min_stake: int, max_stake: int) -> Reglement:
+    try:
+        return replace(posted.engine(), min_stake=min_stake, max_stake=max_stake)
+    except GameError as exc:
+        raise InvalidReglementPosting(
+            exc.message, where=(exc.where or "").replace("reglement.", "")
+        ) from None
+
+
+@transaction.atomic
+def table_create(
+    *, actor: Any, number: int, game: Game | str, reglement_id: int, min_stake: int, max_stake: int
+) -> Table:
     require_role(actor, Role.DIRECTEUR, act="creating a table")
-    table = Table.objects.create(number=number, game=Game(game))
+    try:
+        posted = PostedReglement.objects.get(pk=reglement_id)
+    except PostedReglement.DoesNotExist:
+        raise NotFound(
+            f"posted règlement {reglement_id} does not exist", where="reglement"
+        ) from None
+    _limits(posted, min_stake, max_stake)
+    table = Table.objects.create(
+        number=number, game=Game(game), reglement=posted, min_stake=min_stake, max_stake=max_stake
+    )
+    for kind in (Account.Kind.LAYOUT, Account.Kind.BANK, Account.Kind.PRISON):
+        Account.objects.create(
+            code=f"T{number}:{kind}", kind=kind, table=table, name=f"{table} · {kind}"
+        )
     audit_record(
         actor=actor,
         action="table.created",
         subject=table,
-        payload={"number": number, "game": str(game)},
+        payload={
+            "number": number,
+            "game": str(game),
+            "reglement": f"{posted.name} v{posted.version}",
+            "min_stake": min_stake,
+            "max_stake": max_stake,
+        },
     )
     return table
 
 
+def table_account(table: Table, kind: Account.Kind) -> Account:
+    return Account.objects.get(table=table, kind=kind)
+
+
+def house_account(kind: Account.Kind) -> Account:
+    """The cage or the outside world (one each for the house), made on first use."""
+    account, _ = Account.objects.get_or_create(
+        code=str(kind), defaults={"kind": kind, "name": kind.label}
+    )
+    return account
+
+
+# --- the ledger ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entry:
+    kind: Movement.Kind
+    credit: Account  # where the money comes from
+    debit: Account  # where it goes
+    amount: int
+    reference: str = ""
+    key: str = ""
+
+
+def ledger_post(*, actor: Any, shift: Shift | None, entries: Iterable[Entry]) -> list[Movement]:
+    """Write movements in the caller's transaction. Each balances by construction; a repeated
+    idempotency key is refused by the database (a retried act cannot pay twice)."""
+    movements = []
+    at = clock.now()
+    for index, e in enumerate(entries):
+        if not isinstance(e.amount, int) or isinstance(e.amount, bool) or e.amount <= 0:
+            raise InvalidMovement(
+                f"{e.kind}: amount {e.amount!r} is not a positive integer",
+                where=f"entries[{index}].amount",
+            )
+        if e.credit.pk == e.debit.pk:
+            raise InvalidMovement(f"{e.kind}: {e.credit} on both sides", where=f"entries[{index}]")
+        movements.append(
+            Movement(
+                at=at,
+                debit=e.debit,
+                credit=e.credit,
+                amount=e.amount,
+                kind=e.kind,
+                shift=shift,
+                reference=e.reference,
+                idempotency_key=e.key or f"{e.kind}:{uuid.uuid4()}",
+                actor=actor,
+            )
+        )
+    return Movement.objects.bulk_create(movements)
+
+
+def balance(account: Account, *, shift: Shift | None = None) -> int:
+    """What the account holds: what came in (debits) less what went out (credits)."""
+    movements = Movement.objects.all() if shift is None else Movement.objects.filter(shift=shift)
+    came_in = movements.filter(debit=account).aggregate(s=Sum("amount"))["s"] or 0
+    went_out = movements.filter(credit=account).aggregate(s=Sum("amount"))["s"] or 0
+    return int(came_in - went_out)
+
+
+# --- séances and the cash rundown ---------------------------------------------------------------
+
+
+def _count(
+    shift: Shift,
+    moment: FloatCount.Moment,
+    chips: Mapping[str, int],
+    counted_by: Any,
+    countersigned_by: Any,
+) -> FloatCount:
+    """The carnet d'avances: chips by denomination, a counting croupier and a countersignature
+    by the director or a comité member (two different people)."""
+    if Role.CROUPIER not in roles_of(counted_by):
+        raise InvalidCount(
+            f"{counted_by} is not a croupier: a croupier counts the float", where="counted_by"
+        )
+    if not roles_of(countersigned_by) & {Role.DIRECTEUR, Role.COMITE}:
+        raise InvalidCount(
+            f"{countersigned_by} may not countersign: the director or a comité member does",
+            where="countersigned_by",
+        )
+    if counted_by.pk == countersigned_by.pk:
+        raise SegregationViolation(
+            "the count needs two different signatures", where="countersigned_by"
+        )
+    total = 0
+    clean: dict[str, int] = {}
+    if not isinstance(chips, Mapping) or not chips:
+        raise InvalidCount('chips by denomination: {"10000": 20, ...}', where="chips")
+    for denomination, number in chips.items():
+        try:
+            value = int(denomination)
+        except (TypeError, ValueError):
+            raise InvalidCount(
+                f"{denomination!r} is not a denomination in minor units",
+                where=f"chips.{denomination}",
+            ) from None
+        if value <= 0 or not isinstance(number, int) or isinstance(number, bool) or number < 0:
+            raise InvalidCount(
+                f"{denomination}: {number!r} is not a count of chips", where=f"chips.{denomination}"
+            )
+        clean[str(value)] = number
+        total += value * number
+    return FloatCount.objects.create(
+        shift=shift,
+        moment=moment,
+        chips=clean,
+        total=total,
+        counted_by=counted_by,
+        countersigned_by=countersigned_by,
+        at=clock.now(),
+    )
+
+
 @transaction.atomic
-def shift_open(*, actor: Any, table: Table) -> Shift:
+def shift_open(
+    *, actor: Any, table: Table, chips: Mapping[str, int], counted_by: Any, countersigned_by: Any
+) -> Shift:
+    """Open a séance with the table's float counted; the float comes from the cage."""
     require_role(actor, Role.CHEF_DE_PARTIE, act="opening a séance")
     Table.objects.select_for_update().get(pk=table.pk)
     if Shift.objects.filter(table=table, closed_at__isnull=True).exists():
         raise Conflict(f"{table} already has an open séance", where="table")
     shift = Shift.objects.create(table=table, opened_at=clock.now(), opened_by=actor)
-    audit_record(actor=actor, action="shift.opened", subject=shift, payload={"table": table.number})
+    count = _count(shift, FloatCount.Moment.OPENING, chips, counted_by, countersigned_by)
+    if count.total:
+        ledger_post(
+            actor=actor,
+            shift=shift,
+            entries=[
+                Entry(
+                    Movement.Kind.FLOAT,
+                    house_account(Account.Kind.CAGE),
+                    table_account(table, Account.Kind.BANK),
+                    count.total,
+                    f"shift:{shift.pk}:float",
+                    f"shift:{shift.pk}:float",
+                )
+            ],
+        )
+    audit_record(
+        actor=actor,
+        action="shift.opened",
+        subject=shift,
+        payload={
+            "table": table.number,
+            "float": count.total,
+            "chips": count.chips,
+            "counted_by": counted_by.username,
+            "countersigned_by": countersigned_by.username,
+        },
+    )
     return shift
+
+
+def _cash_transfer(
+    actor: Any, shift_id: int, amount: int, table_party: Any, kind: Movement.Kind
+) -> Movement:
+    require_role(actor, Role.CAISSIER, act=f"recording a {kind}")
+    require_role(table_party, Role.CHEF_DE_PARTIE, act=f"receiving a {kind} at the table")
+    shift = Shift.objects.select_for_update().select_related("table").get(pk=shift_id)
+    if shift.closed_at is not None:
+        raise Conflict(f"séance {shift.pk} is closed", where="shift")
+    cage = house_account(Account.Kind.CAGE)
+    bank = table_account(shift.table, Account.Kind.BANK)
+    credit, debit = (cage, bank) if kind == Movement.Kind.FILL else (bank, cage)
+    (movement,) = ledger_post(
+        actor=actor,
+        shift=shift,
+        entries=[
+            Entry(
+                kind,
+                credit,
+                debit,
+                amount,
+                f"{kind} by {actor.username} with {table_party.username}",
+            )
+        ],
+    )
+    audit_record(
+        actor=actor,
+        action=f"shift.{kind}",
+        subject=shift,
+        payload={
+            "amount": amount,
+            "cashier": actor.username,
+            "table_party": table_party.username,
+            "movement": movement.pk,
+        },
+    )
+    return movement
 
 
 @transaction.atomic
-def shift_close(*, actor: Any, shift: Shift) -> Shift:
+def shift_fill(*, actor: Any, shift_id: int, amount: int, table_party: Any) -> Movement:
+    """Chips brought from the cage to the table: the cashier and the chef de partie both sign."""
+    return _cash_transfer(actor, shift_id, amount, table_party, Movement.Kind.FILL)
+
+
+@transaction.atomic
+def shift_credit(*, actor: Any, shift_id: int, amount: int, table_party: Any) -> Movement:
+    """Chips taken from the table back to the cage, signed by both."""
+    return _cash_transfer(actor, shift_id, amount, table_party, Movement.Kind.CREDIT)
+
+
+@dataclass(frozen=True)
+class Rundown:
+    """closing = opening + fills - credits + net result of play; anything else is a variance."""
+
+    opening: int
+    fills: int
+    credits: int
+    result: int
+    closing: int | None
+
+    @property
+    def expected(self) -> int:
+        return self.opening + self.fills - self.credits + self.result
+
+    @property
+    def variance(self) -> int | None:
+        return None if self.closing is None else self.closing - self.expected
+
+
+def rundown(shift: Shift) -> Rundown:
+    bank = table_account(shift.table, Account.Kind.BANK)
+    movements = Movement.objects.filter(shift=shift)
+
+    def total(**filters: Any) -> int:
+        return int(movements.filter(**filters).aggregate(s=Sum("amount"))["s"] or 0)
+
+    opening = total(kind=Movement.Kind.FLOAT, debit=bank)
+    fills = total(kind=Movement.Kind.FILL, debit=bank)
+    credits = total(kind=Movement.Kind.CREDIT, credit=bank)
+    play = movements.exclude(
+        kind__in=[Movement.Kind.FLOAT, Movement.Kind.FILL, Movement.Kind.CREDIT]
+    )
+    result = int(play.filter(debit=bank).aggregate(s=Sum("amount"))["s"] or 0) - int(
+        play.filter(credit=bank).aggregate(s=Sum("amount"))["s"] or 0
+    )
+    closing = (
+        FloatCount.objects.filter(shift=shift, moment=FloatCount.Moment.CLOSING)
+        .values_list("total", flat=True)
+        .first()
+    )
+    return Rundown(opening, fills, credits, result, closing)
+
+
+@transaction.atomic
+def shift_close(
+    *, actor: Any, shift: Shift, chips: Mapping[str, int], counted_by: Any, countersigned_by: Any
+) -> Rundown:
+    """Close the séance with the closing count certified; a difference with the rundown raises
+    a ``cash_variance`` anomaly with the exact amount."""
     require_role(actor, Role.CHEF_DE_PARTIE, act="closing a séance")
-    shift = Shift.objects.select_for_update().get(pk=shift.pk)
+    shift = Shift.objects.select_for_update().select_related("table").get(pk=shift.pk)
     if shift.closed_at is not None:
         raise Conflict(f"séance {shift.pk} is already closed", where="shift")
+    count = _count(shift, FloatCount.Moment.CLOSING, chips, counted_by, countersigned_by)
     shift.closed_at = clock.now()
     shift.save(update_fields=["closed_at"])
-    audit_record(actor=actor, action="shift.closed", subject=shift, payload={})
-    return shift
+    figures = rundown(shift)
+    audit_record(
+        actor=actor,
+        action="shift.closed",
+        subject=shift,
+        payload={
+            "opening": figures.opening,
+            "fills": figures.fills,
+            "credits": figures.credits,
+            "result": figures.result,
+            "expected": figures.expected,
+            "closing": count.total,
+            "variance": figures.variance,
+        },
+    )
+    if figures.variance:
+        anomaly_raise(
+            detector="cash_variance",
+            severity=Severity.CRITICAL,
+            subject=shift,
+            summary=f"{shift.table}: closing count {count.total} differs from the rundown "
+            f"{figures.expected} by {figures.variance}",
+            evidence={
+                "opening": figures.opening,
+                "fills": figures.fills,
+                "credits": figures.credits,
+                "result": figures.result,
+                "expected": figures.expected,
+                "closing": count.total,
+                "variance": figures.variance,
+                "chips": count.chips,
+            },
+            involved=[counted_by.pk, actor.pk],
+            dedup_key=f"cash_variance:{shift.pk}",
+        )
+    return figures

@@ -2,21 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from casino.floor.services import shift_open, table_create
 from shoes.models import PackKind
 from shoes.services import pack_receive, pack_store, seal_verify
 
 SEAL = iter(range(10_000, 99_999))
-
-
-@pytest.fixture
-def table(cast):
-    return table_create(actor=cast.directeur, number=1, game="trente-et-quarante")
-
-
-@pytest.fixture
-def shift(cast, table):
-    return shift_open(actor=cast.chef, table=table)
 
 
 @pytest.fixture

@@ -85,8 +85,8 @@ class Command(BaseCommand):
         received and stored, seals verified by the commissioner (one found not matching, which
         the anomaly queue shows), the register page of the day signed."""
         from casino import clock
-        from casino.floor.models import Table
-        from casino.floor.services import shift_open, table_create
+        from casino.floor.models import PostedReglement, Table
+        from casino.floor.services import reglement_load_presets, shift_open, table_create
         from casino.games.simulator import cut, shuffled
         from casino.games.trente_et_quarante import CoupDeal
         from shoes import services as packs
@@ -107,8 +107,23 @@ class Command(BaseCommand):
             )
         }
         with transaction.atomic():
-            table = table_create(actor=staff["directeur"], number=1, game="trente-et-quarante")
-            shift = shift_open(actor=staff["chef"], table=table)
+            reglement_load_presets(actor=staff["commissaire"], effective_from=clock.now().date())
+            posted = PostedReglement.objects.get(name="baden-1854")
+            table = table_create(
+                actor=staff["directeur"],
+                number=1,
+                game="trente-et-quarante",
+                reglement_id=posted.pk,
+                min_stake=500,
+                max_stake=600_000,
+            )
+            shift = shift_open(
+                actor=staff["chef"],
+                table=table,
+                chips={"10000": 40, "2500": 40, "500": 100},
+                counted_by=staff["croupier"],
+                countersigned_by=staff["directeur"],
+            )
             received = [
                 packs.pack_receive(
                     actor=staff["caissier"],

@@ -1,0 +1,156 @@
+"""The posted text of a règlement: numbered articles, French with English alongside, written from
+its parameters so that what players read is what the engine applies."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from casino.games.reglement import Reglement
+
+
+class Article(TypedDict):
+    number: str
+    fr: str
+    en: str
+
+
+def _amount(minor: int) -> str:
+    return f"{minor / 100:.2f}"
+
+
+def articles_for(r: Reglement) -> list[Article]:
+    """The articles of the Trente-et-Quarante part of the règlement ``r``."""
+    out: list[tuple[str, str]] = [
+        (
+            "Les mises se font sur rouge, noir, couleur et inverse, dans les limites affichées à la "
+            "table. Le gagnant reçoit une somme égale à sa mise.",
+            "Stakes are placed on rouge, noir, couleur and inverse, within the limits posted at the "
+            "table. A winner is paid even money.",
+        ),
+        (
+            "Dès que la première carte est posée sur le tapis, aucune mise ne peut être faite, "
+            "retirée ni changée de chance.",
+            "Once the first card lies on the table, no stake may be placed, withdrawn or moved to "
+            "another chance.",
+        ),
+        (
+            "Le tailleur tire une première rangée (noir) jusqu'à ce qu'elle dépasse trente points, "
+            "puis une seconde (rouge). La rangée la plus basse gagne. La couleur de la première "
+            "carte décide de couleur et inverse.",
+            "The tailleur lays a first row (noir) until it exceeds thirty points, then a second "
+            "(rouge). The lower row wins. The colour of the first card decides couleur and inverse.",
+        ),
+        (
+            "Points égaux de 32 à 40 : après, le coup est nul.",
+            "Equal points from 32 to 40: après, the coup decides nothing.",
+        ),
+    ]
+    if r.refait_mode == "prison":
+        refait = (
+            "Refait de trente et un : toutes les mises vont en prison.",
+            "Refait (31 and 31): every stake goes to prison.",
+        )
+    elif r.refait_mode == "half":
+        refait = (
+            "Refait de trente et un : la banque prend la moitié de chaque mise.",
+            "Refait (31 and 31): the bank takes half of every stake.",
+        )
+    else:
+        default = "la prison" if r.refait_default == "prison" else "l'abandon de la moitié"
+        default_en = "prison" if r.refait_default == "prison" else "giving up half"
+        refait = (
+            "Refait de trente et un : chaque joueur choisit d'abandonner la moitié de sa "
+            "mise, de la mettre en prison ou de la déplacer en prison sur une autre chance ; "
+            f"sans choix, {default}.",
+            "Refait (31 and 31): each player chooses to give up half of the stake, to put it "
+            "in prison, or to move it to prison on another chance; without a choice, "
+            f"{default_en}.",
+        )
+    out.append(refait)
+    if r.prison_repeat == "halve":
+        out.append(
+            (
+                "Une mise en prison est libérée, sans gain, si sa chance gagne, et perdue si "
+                "elle perd ; un nouveau refait la réduit de moitié.",
+                "An imprisoned stake is freed, without winnings, if its chance wins and lost if "
+                "it loses; another refait halves it.",
+            )
+        )
+    else:
+        out.append(
+            (
+                f"Une mise en prison doit gagner autant de fois que le refait est sorti ; "
+                f"au-delà de {r.max_prison_level} prisons elle est perdue.",
+                "An imprisoned stake must win as many times as the refait came out; beyond "
+                f"{r.max_prison_level} prisons it is lost.",
+            )
+        )
+    if r.end_rule == "count":
+        out.append(
+            (
+                f"Le coup n'y est plus quand il reste moins de {r.end_min_cards} cartes ou "
+                f"moins de {r.end_min_points} points : les cartes passent.",
+                f"The cards pass when fewer than {r.end_min_cards} cards or "
+                f"{r.end_min_points} points remain.",
+            )
+        )
+    elif r.end_rule == "cut_card":
+        out.append(
+            (
+                f"Une carte rouge est placée avant les {r.cut_card_from_end} dernières "
+                "cartes ; quand elle sort, le coup en cours est nul et la taille finit.",
+                f"A red card lies before the last {r.cut_card_from_end} cards; when it comes "
+                "out, the coup in progress is void and the taille ends.",
+            )
+        )
+    else:
+        out.append(
+            (
+                "On tire jusqu'à épuisement des cartes ; un coup inachevé est nul.",
+                "Cards are dealt until they run out; an unfinished coup is void.",
+            )
+        )
+    if r.refait_void_on_last_coup:
+        out.append(
+            (
+                "Un refait au dernier coup de la taille est nul.",
+                "A refait on the last coup of the taille is void.",
+            )
+        )
+    if r.prison_at_end == "refund_half":
+        out.append(
+            (
+                "À la fin de la taille, les mises en prison sont remboursées de moitié.",
+                "At the end of the taille, imprisoned stakes are refunded half.",
+            )
+        )
+    if r.insurance:
+        minimum = (
+            f" pour une mise d'au moins {_amount(r.insurance_min_stake)}"
+            if r.insurance_min_stake
+            else ""
+        )
+        minimum_en = (
+            f" on a stake of at least {_amount(r.insurance_min_stake)}"
+            if r.insurance_min_stake
+            else ""
+        )
+        out.append(
+            (
+                f"Assurance contre le refait{minimum} : {_amount(r.insurance_premium)} par "
+                f"tranche commencée de {_amount(r.insurance_unit)}, acquis à la banque sauf "
+                "coup nul.",
+                f"Insurance against the refait{minimum_en}: {_amount(r.insurance_premium)} per "
+                f"started {_amount(r.insurance_unit)}, the bank's except on a void coup.",
+            )
+        )
+    out.append(
+        (
+            "Toute erreur, de la banque ou d'un joueur, est examinée et, en cas de "
+            "contestation, réglée selon le présent règlement par le chef de partie, puis par "
+            "le commissaire de police.",
+            "Every error, by the bank or a player, is examined and, when contested, settled "
+            "under this règlement by the chef de partie, then by the police commissioner.",
+        )
+    )
+    return [Article(number=str(i), fr=fr, en=en) for i, (fr, en) in enumerate(out, start=1)]
