@@ -205,6 +205,9 @@ class CardLaid(models.Model):
     at = models.DateTimeField()
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     shift = models.ForeignKey("floor.Shift", on_delete=models.PROTECT, related_name="+")
+    coup = models.ForeignKey(
+        "floor.Coup", null=True, blank=True, on_delete=models.PROTECT, related_name="cards"
+    )
 
     class Meta:
         ordering = ["pack", "seq"]

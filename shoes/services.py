@@ -402,6 +402,7 @@ def _lay(
     codes: list[str],
     *,
     burned_cards: bool,
+    coup_id: int | None = None,
 ) -> CardRefused | None:
     """Lay cards in order; return the refusal (not raised) at the first foreign card."""
     laid = _laid_counts(pack)
@@ -420,6 +421,7 @@ def _lay(
             at=clock.now(),
             actor=actor,
             shift=shift,
+            coup_id=coup_id,
         )
     return None
 
@@ -456,7 +458,7 @@ def _foreign(pack: Pack, actor: Any, shift: Shift, code: str, already: int) -> C
     return CardRefused(message, where="card")
 
 
-def card_lay(*, actor: Any, pack_id: int, code: str) -> CardLaid:
+def card_lay(*, actor: Any, pack_id: int, code: str, coup_id: int | None = None) -> CardLaid:
     """Lay the next card from the pack. A card the pack cannot hold is refused, and the refusal
     (timeline event and critical ``foreign_card`` anomaly) is committed before the error."""
     require_role(actor, Role.TAILLEUR, act="laying a card")
@@ -466,7 +468,7 @@ def card_lay(*, actor: Any, pack_id: int, code: str) -> CardLaid:
         _require_state(pack, PackState.IN_PLAY, act="laying a card")
         shift = current_shift(pack)
         assert shift is not None
-        refused = _lay(pack, actor, shift, [code], burned_cards=False)
+        refused = _lay(pack, actor, shift, [code], burned_cards=False, coup_id=coup_id)
         if refused is None:
             laid = pack.cards_laid.order_by("-seq").first()
             assert laid is not None
@@ -600,3 +602,28 @@ def pack_destroy(*, actor: Any, pack_id: int, remarks: str = "") -> Pack:
         details={"remarks": remarks},
     )
     return pack
+
+
+def cards_left(pack: Pack) -> tuple[int, list[str]]:
+    """How many cards the pack still holds, and their codes (composition less laid and burned)."""
+    left = Counter({str(c): n for c, n in composition(pack).counts.items()})
+    left.subtract(_laid_counts(pack))
+    codes = [code for code, n in left.items() for _ in range(max(n, 0))]
+    return len(codes), codes
+
+
+def taille_ends(*, actor: Any, pack: Pack, reason: str) -> None:
+    """The floor's call when the engine says the taille is over (no role check: the act that
+    ended it was checked). Same record as the tailleur's "les cartes passent"."""
+    shift = current_shift(pack)
+    assert shift is not None
+    left, _ = cards_left(pack)
+    _record(
+        pack,
+        actor,
+        PackEvent.Kind.PASSED,
+        to_state=PackState.PASSED,
+        table=shift.table,
+        shift=shift,
+        details={"cards_left": left, "reason": reason},
+    )

@@ -1,0 +1,603 @@
+"""A coup of Trente-et-Quarante, act by act: faites vos jeux, stakes, le jeu est fait, each card,
+settlement. Each act is a service; the engine decides, the ledger records the money.
+
+Refusals that are evidence (a stake after the first card) are committed before the error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from django.db import transaction
+
+from audit.chain import audit_record
+from audit.models import Severity
+from audit.services import anomaly_raise
+from casino import clock
+from casino.errors import Conflict, DomainError, NotFound
+from casino.floor.models import (
+    Account,
+    Coup,
+    CoupPhase,
+    CoupResult,
+    Movement,
+    Settlement,
+    Shift,
+    Stake,
+    StakeWithdrawal,
+)
+from casino.floor.services import Entry, house_account, ledger_post, table_account
+from casino.games.cards import card
+from casino.games.errors import GameError
+from casino.games.reglement import Reglement
+from casino.games.trente_et_quarante import (
+    Chance,
+    CoupDeal,
+    Laid,
+    Outcome,
+    Prisoner,
+    RefaitChoice,
+    Result,
+    count_rule_ends,
+    points,
+    refund_at_end,
+    settle,
+)
+from casino.games.trente_et_quarante import Settlement as EngineSettlement
+from casino.games.trente_et_quarante import Stake as EngineStake
+from casino.people.roles import Role
+from casino.people.services import require_role
+from shoes.errors import CardRefused
+from shoes.models import Pack, PackState
+from shoes.services import card_lay, cards_left, current_shift, taille_ends
+
+
+class BettingClosed(DomainError):
+    """ "Le jeu est fait": no more stakes for this coup."""
+
+    code = "betting_closed"
+
+
+class LateStake(DomainError):
+    """A stake placed, withdrawn or moved after the first card: refused and recorded (1.2.2)."""
+
+    code = "late_stake"
+    recorded = True
+
+
+class StakeRefused(DomainError):
+    """A stake the règlement refuses: outside the table's limits, insurance where there is none."""
+
+    code = "stake_refused"
+
+
+class IllegalCoupPhase(Conflict):
+    """The act does not fit the coup's phase."""
+
+    code = "illegal_coup_phase"
+
+
+TABLE_STAFF = (Role.TAILLEUR, Role.CROUPIER)
+
+
+def _lock(coup_id: int) -> Coup:
+    try:
+        return (
+            Coup.objects.select_for_update().select_related("shift__table", "pack").get(pk=coup_id)
+        )
+    except Coup.DoesNotExist:
+        raise NotFound(f"coup {coup_id} does not exist", where="coup") from None
+
+
+def _phase(coup: Coup, *phases: CoupPhase, act: str) -> None:
+    if coup.phase not in phases:
+        raise IllegalCoupPhase(
+            f"{act}: coup {coup.number} is at {coup.get_phase_display()!r}", where="phase"
+        )
+
+
+def rules_of(coup: Coup) -> Reglement:
+    table = coup.shift.table
+    return replace(coup.reglement.engine(), min_stake=table.min_stake, max_stake=table.max_stake)
+
+
+def table_prison(shift: Shift) -> list[Prisoner]:
+    """The table's prison: what the last settled coup at this table left there (it carries over
+    from coup to coup, séance to séance and sixain to sixain)."""
+    last = (
+        CoupResult.objects.filter(coup__shift__table=shift.table)
+        .order_by("-settled_at", "-id")
+        .first()
+    )
+    if last is None:
+        return []
+    return [
+        Prisoner(p["stake"], Chance(p["chance"]), p["held"], p["level"]) for p in last.prison_after
+    ]
+
+
+@transaction.atomic
+def coup_open(*, actor: Any, shift_id: int) -> Coup:
+    """ "Messieurs, faites vos jeux": a new coup on the pack in play at this table."""
+    require_role(actor, Role.TAILLEUR, act="opening a coup")
+    shift = Shift.objects.select_for_update().select_related("table").get(pk=shift_id)
+    if shift.closed_at is not None:
+        raise Conflict(f"séance {shift.pk} is closed", where="shift")
+    if Coup.objects.filter(shift__table=shift.table).exclude(phase=CoupPhase.SETTLED).exists():
+        raise Conflict(f"{shift.table} has a coup in progress", where="shift")
+    packs = [
+        p
+        for p in Pack.objects.filter(state=PackState.IN_PLAY)
+        if (s := current_shift(p)) is not None and s.table_id == shift.table_id
+    ]
+    if not packs:
+        raise Conflict(f"{shift.table} has no pack in play (shuffled and cut)", where="pack")
+    pack = packs[0]
+    coup = Coup.objects.create(
+        shift=shift,
+        pack=pack,
+        number=pack.coups.count() + 1,
+        reglement=shift.table.reglement,
+        opened_at=clock.now(),
+        opened_by=actor,
+    )
+    audit_record(
+        actor=actor,
+        action="coup.opened",
+        subject=coup,
+        payload={
+            "table": shift.table.number,
+            "pack": pack.seal_number,
+            "number": coup.number,
+            "reglement": f"{coup.reglement.name} v{coup.reglement.version}",
+        },
+    )
+    return coup
+
+
+def _late(coup: Coup, actor: Any, what: str, details: dict[str, Any]) -> LateStake:
+    message = (
+        f"{what} refused: the first card of coup {coup.number} is on the table "
+        "(no stake may be placed, withdrawn or moved after it)"
+    )
+    anomaly_raise(
+        detector="late_stake",
+        severity=Severity.CRITICAL,
+        subject=coup,
+        summary=f"{coup.shift.table}: {message}",
+        involved=[actor.pk],
+        evidence={"coup": coup.pk, "number": coup.number, "what": what, **details},
+    )
+    audit_record(
+        actor=actor,
+        action="coup.late_stake_refused",
+        subject=coup,
+        payload={"what": what, **details},
+    )
+    return LateStake(message, where="coup")
+
+
+def _holder(coup: Coup, holder: str) -> Account:
+    """A patron's account, or the anonymous seat marker at this table."""
+    holder = holder.strip()
+    if not holder:
+        raise StakeRefused("a stake belongs to a patron or a seat marker", where="holder")
+    if holder.startswith("patron:"):
+        code, kind = holder, Account.Kind.PATRON
+    else:
+        code, kind = f"T{coup.shift.table.number}:seat:{holder}", Account.Kind.SEAT
+    account, _ = Account.objects.get_or_create(
+        code=code,
+        defaults={
+            "kind": kind,
+            "table": coup.shift.table if kind == "seat" else None,
+            "name": holder,
+        },
+    )
+    return account
+
+
+def _on_refait(value: str | None) -> RefaitChoice | None:
+    if not value:
+        return None
+    if value in ("prison", "half"):
+        return value  # type: ignore[return-value]
+    if value.startswith("move:") and value[5:] in {c.value for c in Chance}:
+        return ("move", Chance(value[5:]))
+    raise StakeRefused(f"{value!r} is not prison, half or move:<chance>", where="on_refait")
+
+
+def stake_place(
+    *,
+    actor: Any,
+    coup_id: int,
+    ref: str,
+    holder: str,
+    chance: str,
+    amount: int,
+    insured: bool = False,
+    on_refait: str | None = None,
+) -> Stake:
+    """A stake on rouge, noir, couleur or inverse, while betting is open."""
+    require_role(actor, *TABLE_STAFF, act="placing a stake")
+    with transaction.atomic():
+        coup = _lock(coup_id)
+        if coup.phase in (CoupPhase.DEALING, CoupPhase.COMPLETE, CoupPhase.SETTLED):
+            late = _late(
+                coup,
+                actor,
+                "a stake",
+                {"ref": ref, "holder": holder, "chance": chance, "amount": amount},
+            )
+        else:
+            late = None
+            if coup.phase == CoupPhase.CLOSED:
+                raise BettingClosed(
+                    f"le jeu est fait: coup {coup.number} takes no more stakes", where="coup"
+                )
+            if chance not in {c.value for c in Chance}:
+                raise StakeRefused(
+                    f"{chance!r} is not rouge, noir, couleur or inverse", where="chance"
+                )
+            engine_stake = EngineStake(ref, Chance(chance), amount, insured, _on_refait(on_refait))
+            try:
+                from casino.games.trente_et_quarante import check_stake
+
+                check_stake(engine_stake, rules_of(coup))
+            except GameError as exc:
+                raise StakeRefused(exc.message, where=exc.where) from None
+            if coup.stakes.filter(ref=ref).exists():
+                raise Conflict(f"stake {ref!r} is already on coup {coup.number}", where="ref")
+            account = _holder(coup, holder)
+            stake = Stake.objects.create(
+                coup=coup,
+                ref=ref,
+                holder=account,
+                chance=chance,
+                amount=amount,
+                insured=insured,
+                on_refait=on_refait or "",
+                placed_at=clock.now(),
+                placed_by=actor,
+            )
+            ledger_post(
+                actor=actor,
+                shift=coup.shift,
+                entries=[
+                    Entry(
+                        Movement.Kind.STAKE_PLACED,
+                        account,
+                        table_account(coup.shift.table, Account.Kind.LAYOUT),
+                        amount,
+                        f"coup:{coup.pk}:stake:{stake.pk}",
+                        f"stake:{stake.pk}:placed",
+                    )
+                ],
+            )
+            audit_record(
+                actor=actor,
+                action="stake.placed",
+                subject=stake,
+                payload={
+                    "coup": coup.pk,
+                    "ref": ref,
+                    "holder": account.code,
+                    "chance": chance,
+                    "amount": amount,
+                    "insured": insured,
+                    "on_refait": on_refait or "",
+                },
+            )
+            return stake
+    raise late
+
+
+def stake_withdraw(*, actor: Any, stake_id: int) -> StakeWithdrawal:
+    """A stake taken back before the first card; after it, a late stake."""
+    require_role(actor, *TABLE_STAFF, act="withdrawing a stake")
+    with transaction.atomic():
+        stake = Stake.objects.select_related("coup").get(pk=stake_id)
+        coup = _lock(stake.coup_id)
+        if coup.phase not in (CoupPhase.BETTING, CoupPhase.CLOSED):
+            late = _late(coup, actor, "a withdrawal", {"stake": stake.pk, "ref": stake.ref})
+        else:
+            if StakeWithdrawal.objects.filter(stake=stake).exists():
+                raise Conflict(f"stake {stake.ref} was already withdrawn", where="stake")
+            withdrawal = StakeWithdrawal.objects.create(stake=stake, at=clock.now(), actor=actor)
+            ledger_post(
+                actor=actor,
+                shift=coup.shift,
+                entries=[
+                    Entry(
+                        Movement.Kind.STAKE_RETURNED,
+                        table_account(coup.shift.table, Account.Kind.LAYOUT),
+                        stake.holder,
+                        stake.amount,
+                        f"coup:{coup.pk}:stake:{stake.pk}",
+                        f"stake:{stake.pk}:withdrawn",
+                    )
+                ],
+            )
+            audit_record(
+                actor=actor,
+                action="stake.withdrawn",
+                subject=stake,
+                payload={"coup": coup.pk, "ref": stake.ref, "amount": stake.amount},
+            )
+            return withdrawal
+    raise late
+
+
+@transaction.atomic
+def coup_close_betting(*, actor: Any, coup_id: int) -> Coup:
+    """ "Le jeu est fait"."""
+    require_role(actor, Role.TAILLEUR, act="closing the betting")
+    coup = _lock(coup_id)
+    _phase(coup, CoupPhase.BETTING, act="closing the betting")
+    coup.phase = CoupPhase.CLOSED
+    coup.save(update_fields=["phase"])
+    audit_record(
+        actor=actor,
+        action="coup.betting_closed",
+        subject=coup,
+        payload={"stakes": coup.stakes.count()},
+    )
+    return coup
+
+
+def _deal(coup: Coup, rules: Reglement) -> CoupDeal:
+    deal = CoupDeal(rules)
+    for code in coup.cards.order_by("seq").values_list("card", flat=True):
+        deal.lay(card(code))
+    return deal
+
+
+def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
+    """The tailleur lays the next card: checked by the pack (a foreign card is refused and
+    recorded) and by the engine (which row, is it closed, is the coup complete)."""
+    require_role(actor, Role.TAILLEUR, act="laying a card")
+    with transaction.atomic():
+        coup = _lock(coup_id)
+        _phase(coup, CoupPhase.CLOSED, CoupPhase.DEALING, act="laying a card")
+        rules = rules_of(coup)
+        deal = _deal(coup, rules)
+        try:
+            laid_card = card_lay(actor=actor, pack_id=coup.pack_id, code=code, coup_id=coup.pk)
+        except CardRefused as exc:
+            refused = exc  # recorded; committed with this block, raised after it
+        else:
+            laid = deal.lay(card(laid_card.card))
+            coup.phase = CoupPhase.COMPLETE if laid.coup_complete else CoupPhase.DEALING
+            coup.save(update_fields=["phase"])
+            audit_record(
+                actor=actor,
+                action="coup.card_laid",
+                subject=coup,
+                payload={
+                    "card": laid_card.card,
+                    "seq": laid_card.seq,
+                    "row": laid.row,
+                    "row_total": laid.row_total,
+                    "complete": laid.coup_complete,
+                },
+            )
+            return laid
+    raise refused
+
+
+def _entries(coup: Coup, s: EngineSettlement, stake: Stake) -> tuple[list[Entry], list[Entry]]:
+    """The movements of one settlement: (collections, payments), so that losers are collected
+    before winners are paid (1.2.9)."""
+    table = coup.shift.table
+    layout = table_account(table, Account.Kind.LAYOUT)
+    bank = table_account(table, Account.Kind.BANK)
+    prison = table_account(table, Account.Kind.PRISON)
+    holder = stake.holder
+    ref = f"coup:{coup.pk}:stake:{stake.pk}"
+    key = f"coup:{coup.pk}:stake:{stake.pk}:{s.outcome.value}"
+    placed_now = stake.coup_id == coup.pk
+    # Where the stake's money stood when this coup began: on the layout, or in prison.
+    source = layout if placed_now else prison
+    collect: list[Entry] = []
+    pay: list[Entry] = []
+    if s.premium:
+        collect.append(
+            Entry(Movement.Kind.INSURANCE_PREMIUM, holder, bank, s.premium, ref, f"{key}:premium")
+        )
+    kind_to_bank = {
+        Outcome.LOST: Movement.Kind.LOSS_COLLECTED,
+        Outcome.HALF_LOST: Movement.Kind.HALF_TAKEN,
+        Outcome.PRISON_LOST: Movement.Kind.PRISON_LOST,
+        Outcome.REFUNDED: Movement.Kind.HALF_TAKEN,
+    }
+    kind_returned = {
+        Outcome.WON: Movement.Kind.STAKE_RETURNED,
+        Outcome.PUSH: Movement.Kind.PUSH_RETURNED,
+        Outcome.HALF_LOST: Movement.Kind.HALF_RETURNED,
+        Outcome.FREED: Movement.Kind.FREED,
+        Outcome.VOID: Movement.Kind.VOID_RETURNED,
+        Outcome.REFUNDED: Movement.Kind.REFUNDED,
+    }
+    if s.outcome is Outcome.REFUNDED:
+        source = prison
+    if s.to_bank:
+        collect.append(
+            Entry(kind_to_bank[s.outcome], source, bank, s.to_bank, ref, f"{key}:to_bank")
+        )
+    if s.outcome is Outcome.IMPRISONED:
+        collect.append(
+            Entry(Movement.Kind.IMPRISONED, layout, prison, s.held, ref, f"{key}:imprisoned")
+        )
+    if s.returned:
+        pay.append(
+            Entry(kind_returned[s.outcome], source, holder, s.returned, ref, f"{key}:returned")
+        )
+    if s.paid:
+        pay.append(Entry(Movement.Kind.WIN_PAID, bank, holder, s.paid, ref, f"{key}:paid"))
+    return collect, pay
+
+
+def _taille_over(coup: Coup, rules: Reglement, *, cut_card: bool) -> bool:
+    """Does another coup follow from this pack (1.3)?"""
+    if cut_card:
+        return True
+    left, codes = cards_left(coup.pack)
+    if rules.end_rule == "count":
+        return count_rule_ends(left, sum(points(card(c), rules) for c in codes), rules)
+    return left == 0
+
+
+def coup_settle(
+    *,
+    actor: Any,
+    coup_id: int,
+    spoken: str = "",
+    cut_card: bool = False,
+) -> CoupResult:
+    """Settle the coup through the engine: losers collected first, then winners paid; the
+    prison carries over; at the end of the taille the cards pass. ``cut_card``: the red card came
+    out, so the coup is void and the taille ends. A spoken announcement that differs from the
+    engine's raises ``announcement_mismatch``."""
+    require_role(actor, *TABLE_STAFF, act="settling a coup")
+    with transaction.atomic():
+        coup = _lock(coup_id)
+        rules = rules_of(coup)
+        deal = _deal(coup, rules)
+        if not cut_card:
+            _phase(coup, CoupPhase.COMPLETE, CoupPhase.DEALING, act="settling")
+            if coup.phase == CoupPhase.DEALING and cards_left(coup.pack)[0] > 0:
+                raise IllegalCoupPhase(
+                    f"coup {coup.number} is not complete: lay the next card", where="phase"
+                )
+        else:
+            _phase(
+                coup,
+                CoupPhase.CLOSED,
+                CoupPhase.DEALING,
+                CoupPhase.COMPLETE,
+                act="settling at the cut card",
+            )
+        outcome = deal.outcome()
+        last = _taille_over(coup, rules, cut_card=cut_card)
+        void = (
+            cut_card
+            or outcome.result is Result.INCOMPLETE
+            or (outcome.result is Result.REFAIT and last and rules.refait_void_on_last_coup)
+        )
+        stakes = list(coup.stakes.filter(withdrawal__isnull=True).order_by("id"))
+        prison = table_prison(coup.shift)
+        engine_stakes = [
+            EngineStake(str(s.pk), Chance(s.chance), s.amount, s.insured, _on_refait(s.on_refait))
+            for s in stakes
+        ]
+        settled = settle(outcome, void=void, stakes=engine_stakes, prison=prison, reglement=rules)
+        results: list[EngineSettlement] = list(settled.settlements)
+        prison_after = list(settled.prison)
+        if last:
+            refunds, carried = refund_at_end(prison_after, rules)
+            results.extend(refunds)
+            prison_after = list(carried)
+        by_pk = {s.pk: s for s in Stake.objects.filter(pk__in=[int(r.stake) for r in results])}
+        collections: list[Entry] = []
+        payments: list[Entry] = []
+        for r in results:
+            stake = by_pk[int(r.stake)]
+            Settlement.objects.create(
+                coup=coup,
+                stake=stake,
+                outcome=r.outcome.value,
+                paid=r.paid,
+                returned=r.returned,
+                to_bank=r.to_bank,
+                premium=r.premium,
+                held=r.held,
+                level=r.level,
+            )
+            collect, pay = _entries(coup, r, stake)
+            collections += collect
+            payments += pay
+        ledger_post(actor=actor, shift=coup.shift, entries=[*collections, *payments])
+        announcement = outcome.announcement
+        result = CoupResult.objects.create(
+            coup=coup,
+            noir_cards=[str(c) for c in outcome.noir.cards],
+            rouge_cards=[str(c) for c in outcome.rouge.cards],
+            noir_total=outcome.noir.total,
+            rouge_total=outcome.rouge.total,
+            result=outcome.result.value,
+            couleur=outcome.couleur.value if outcome.couleur else "",
+            void=void,
+            last=last,
+            announcement={
+                "noir": announcement.noir,
+                "rouge": announcement.rouge,
+                "result": announcement.result,
+            },
+            spoken=spoken,
+            settled_at=clock.now(),
+            settled_by=actor,
+            prison_after=[
+                {"stake": p.stake, "chance": p.chance.value, "held": p.held, "level": p.level}
+                for p in prison_after
+            ],
+        )
+        coup.phase = CoupPhase.SETTLED
+        coup.save(update_fields=["phase"])
+        audit_record(
+            actor=actor,
+            action="coup.settled",
+            subject=coup,
+            payload={
+                "result": result.result,
+                "noir": outcome.noir.total,
+                "rouge": outcome.rouge.total,
+                "couleur": result.couleur,
+                "void": void,
+                "last": last,
+                "settlements": [
+                    [
+                        r.stake,
+                        r.outcome.value,
+                        r.paid,
+                        r.returned,
+                        r.to_bank,
+                        r.premium,
+                        r.held,
+                        r.level,
+                    ]
+                    for r in results
+                ],
+                "prison_after": result.prison_after,
+                "spoken": spoken,
+            },
+        )
+        if spoken and spoken.strip() != (announcement.result or ""):
+            anomaly_raise(
+                detector="announcement_mismatch",
+                severity=Severity.WARNING,
+                subject=coup,
+                involved=[actor.pk],
+                summary=f"{coup.shift.table} coup {coup.number}: announced "
+                f"{spoken!r}, the cards say {announcement.result!r}",
+                evidence={
+                    "spoken": spoken,
+                    "computed": announcement.result,
+                    "noir": outcome.noir.total,
+                    "rouge": outcome.rouge.total,
+                },
+            )
+        if last:
+            taille_ends(
+                actor=actor, pack=coup.pack, reason="cut_card" if cut_card else rules.end_rule
+            )
+        return result
+
+
+def settled_coups(shift: Shift) -> Iterable[Coup]:
+    return shift.coups.filter(phase=CoupPhase.SETTLED).select_related("outcome")
+
+
+def cage() -> Account:
+    return house_account(Account.Kind.CAGE)
