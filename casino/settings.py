@@ -145,6 +145,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "AnomalyStateEnum": "audit.models.AnomalyState",
+        "PackStateEnum": "shoes.models.PackState",
+        "PackKindEnum": "shoes.models.PackKind",
+        "PackEventKindEnum": "shoes.models.PackEvent.Kind",
+    },
 }
 
 # Celery: Redis broker; no result backend (effects are recorded in PostgreSQL, not in results).

@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
 from audit import api as audit_api
+from casino.floor import api as floor_api
 from casino.people import api as people_api
 from shoes import api as shoes_api
 
@@ -31,6 +32,25 @@ api_v1 = [
     path("packs/<int:pk>/retire", shoes_api.PackRetire.as_view(), name="pack-retire"),
     path("packs/<int:pk>/destroy", shoes_api.PackDestroy.as_view(), name="pack-destroy"),
     path("register/visas", shoes_api.RegisterVisaCreate.as_view(), name="register-visa"),
+    path("reglements", floor_api.ReglementList.as_view(), name="reglements"),
+    path("reglements/post", floor_api.ReglementPost.as_view(), name="reglement-post"),
+    path("shifts", floor_api.ShiftOpen.as_view(), name="shift-open"),
+    path("shifts/<int:pk>", floor_api.ShiftDetail.as_view(), name="shift"),
+    path("shifts/<int:pk>/fills", floor_api.ShiftFill.as_view(), name="shift-fill"),
+    path("shifts/<int:pk>/credits", floor_api.ShiftCredit.as_view(), name="shift-credit"),
+    path("shifts/<int:pk>/close", floor_api.ShiftClose.as_view(), name="shift-close"),
+    path("coups", floor_api.CoupOpen.as_view(), name="coup-open"),
+    path("coups/batch", floor_api.CoupBatch.as_view(), name="coup-batch"),
+    path("coups/<int:pk>", floor_api.CoupDetail.as_view(), name="coup"),
+    path("coups/<int:pk>/stakes", floor_api.StakePlace.as_view(), name="stake-place"),
+    path(
+        "coups/<int:pk>/close-betting",
+        floor_api.CoupCloseBetting.as_view(),
+        name="coup-close-betting",
+    ),
+    path("coups/<int:pk>/cards", floor_api.CoupCard.as_view(), name="coup-card"),
+    path("coups/<int:pk>/settle", floor_api.CoupSettle.as_view(), name="coup-settle"),
+    path("stakes/<int:pk>/withdraw", floor_api.StakeWithdraw.as_view(), name="stake-withdraw"),
 ]
 
 urlpatterns = [

@@ -19,13 +19,15 @@ from shoes.models import Pack, PackEvent, PackKind, RegisterVisa, SealVerificati
 
 
 class StrictSerializer(serializers.Serializer[Any]):
-    """An input that refuses unknown fields: a typo must not be silently ignored."""
+    """An input that refuses unknown fields, before anything else: a typo must not be silently
+    ignored, nor reported as the missing field it was meant to be."""
 
-    def validate(self, attrs: Any) -> Any:
-        unknown = set(getattr(self, "initial_data", {})) - set(self.fields)
-        if unknown:
-            raise serializers.ValidationError({sorted(unknown)[0]: "unknown field"})
-        return attrs
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = set(data) - set(self.fields)
+            if unknown:
+                raise serializers.ValidationError({sorted(unknown)[0]: "unknown field"})
+        return super().to_internal_value(data)
 
 
 class PackEventSerializer(serializers.ModelSerializer[PackEvent]):

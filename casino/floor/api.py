@@ -1,0 +1,407 @@
+"""The table terminals' API for the floor: one view per act, each idempotent; reads for
+regulators."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from casino.api.idempotency import idempotent
+from casino.api.permissions import OVERSIGHT, HoldsRole
+from casino.errors import NotFound
+from casino.floor import coups, services
+from casino.floor.models import Coup, PostedReglement, Settlement, Shift, Stake
+from casino.people.roles import Role
+from shoes.api import StrictSerializer
+
+FLOOR_READERS = (*OVERSIGHT, Role.CHEF_DE_PARTIE, Role.TAILLEUR, Role.CROUPIER, Role.CAISSIER)
+
+
+def _user(username: str, where: str) -> User:
+    try:
+        return User.objects.get(username=username, is_active=True)
+    except User.DoesNotExist:
+        raise NotFound(f"no active user {username!r}", where=where) from None
+
+
+class ReglementSerializer(serializers.ModelSerializer[PostedReglement]):
+    approved_by = serializers.StringRelatedField()
+
+    class Meta:
+        model = PostedReglement
+        fields = [
+            "id",
+            "name",
+            "version",
+            "effective_from",
+            "approved_by",
+            "approved_at",
+            "supersedes",
+            "articles",
+            "parameters",
+        ]
+
+
+class ReglementList(generics.ListAPIView[PostedReglement]):
+    """Every posted version of every règlement, newest version first."""
+
+    serializer_class = ReglementSerializer
+    permission_classes = [HoldsRole]
+    read_roles = FLOOR_READERS
+    queryset = PostedReglement.objects.all()
+
+
+class ReglementInput(StrictSerializer):
+    name = serializers.CharField(max_length=60)
+    spec = serializers.JSONField(help_text="a preset name or {preset, overrides}")
+    effective_from = serializers.DateField()
+    articles = serializers.ListField(child=serializers.DictField(), required=False)
+
+
+class ReglementPost(APIView):
+    """The commissioner approves the posting of a new règlement version."""
+
+    @extend_schema(request=ReglementInput, responses=ReglementSerializer)
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = ReglementInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        posted = services.reglement_post(actor=request.user, **data.validated_data)
+        return Response(ReglementSerializer(posted).data, status=201)
+
+
+class RundownSerializer(serializers.Serializer[Any]):
+    opening = serializers.IntegerField()
+    fills = serializers.IntegerField()
+    credits = serializers.IntegerField()
+    result = serializers.IntegerField()
+    expected = serializers.IntegerField()
+    closing = serializers.IntegerField(allow_null=True)
+    variance = serializers.IntegerField(allow_null=True)
+
+
+class ShiftSerializer(serializers.ModelSerializer[Shift]):
+    table = serializers.IntegerField(source="table.number")
+    rundown = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Shift
+        fields = ["id", "table", "opened_at", "closed_at", "rundown"]
+
+    def get_rundown(self, shift: Shift) -> dict[str, Any]:
+        return dict(RundownSerializer(services.rundown(shift)).data)
+
+
+class CountInput(StrictSerializer):
+    chips = serializers.DictField(child=serializers.IntegerField(min_value=0))
+    counted_by = serializers.CharField(help_text="username of the counting croupier")
+    countersigned_by = serializers.CharField(help_text="username of the director or comité member")
+
+
+class ShiftOpenInput(CountInput):
+    table = serializers.IntegerField(min_value=1, help_text="table number")
+
+
+class ShiftOpen(APIView):
+    """Open a séance with the float counted (the carnet d'avances)."""
+
+    @extend_schema(request=ShiftOpenInput, responses=ShiftSerializer)
+    @idempotent
+    def post(self, request: Request) -> Response:
+        from casino.floor.models import Table
+
+        data = ShiftOpenInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            table = Table.objects.get(number=v["table"])
+        except Table.DoesNotExist:
+            raise NotFound(f"table {v['table']} does not exist", where="table") from None
+        shift = services.shift_open(
+            actor=request.user,
+            table=table,
+            chips=v["chips"],
+            counted_by=_user(v["counted_by"], "counted_by"),
+            countersigned_by=_user(v["countersigned_by"], "countersigned_by"),
+        )
+        return Response(ShiftSerializer(shift).data, status=201)
+
+
+class ShiftClose(APIView):
+    """Close the séance with the closing count certified; a variance raises an anomaly."""
+
+    @extend_schema(request=CountInput, responses=ShiftSerializer)
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        data = CountInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        shift = Shift.objects.get(pk=pk)
+        services.shift_close(
+            actor=request.user,
+            shift=shift,
+            chips=v["chips"],
+            counted_by=_user(v["counted_by"], "counted_by"),
+            countersigned_by=_user(v["countersigned_by"], "countersigned_by"),
+        )
+        return Response(ShiftSerializer(Shift.objects.get(pk=pk)).data, status=201)
+
+
+class TransferInput(StrictSerializer):
+    amount = serializers.IntegerField(min_value=1)
+    table_party = serializers.CharField(help_text="username of the chef de partie who signs")
+
+
+class _Transfer(APIView):
+    service: Any = None
+
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        data = TransferInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        type(self).service(
+            actor=request.user,
+            shift_id=pk,
+            amount=data.validated_data["amount"],
+            table_party=_user(data.validated_data["table_party"], "table_party"),
+        )
+        return Response(ShiftSerializer(Shift.objects.get(pk=pk)).data, status=201)
+
+
+class ShiftFill(_Transfer):
+    """Chips from the cage to the table, signed by the cashier and the chef de partie."""
+
+    service = staticmethod(services.shift_fill)
+    post = extend_schema(request=TransferInput, responses=ShiftSerializer)(_Transfer.post)
+
+
+class ShiftCredit(_Transfer):
+    """Chips from the table back to the cage, signed by both."""
+
+    service = staticmethod(services.shift_credit)
+    post = extend_schema(request=TransferInput, responses=ShiftSerializer)(_Transfer.post)
+
+
+class ShiftDetail(generics.RetrieveAPIView[Shift]):
+    serializer_class = ShiftSerializer
+    permission_classes = [HoldsRole]
+    read_roles = FLOOR_READERS
+    queryset = Shift.objects.select_related("table")
+
+
+class SettlementSerializer(serializers.ModelSerializer[Settlement]):
+    stake = serializers.CharField(source="stake.ref")
+
+    class Meta:
+        model = Settlement
+        fields = ["stake", "outcome", "paid", "returned", "to_bank", "premium", "held", "level"]
+
+
+class StakeSerializer(serializers.ModelSerializer[Stake]):
+    holder = serializers.CharField(source="holder.code")
+    withdrawn = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Stake
+        fields = ["id", "ref", "holder", "chance", "amount", "insured", "on_refait", "withdrawn"]
+
+    def get_withdrawn(self, stake: Stake) -> bool:
+        return hasattr(stake, "withdrawal")
+
+
+class CoupSerializer(serializers.ModelSerializer[Coup]):
+    table = serializers.IntegerField(source="shift.table.number")
+    pack = serializers.CharField(source="pack.seal_number")
+    reglement = serializers.StringRelatedField()
+    cards = serializers.SerializerMethodField()
+    stakes = StakeSerializer(many=True, read_only=True)
+    outcome = serializers.SerializerMethodField()
+    settlements = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Coup
+        fields = [
+            "id",
+            "table",
+            "pack",
+            "number",
+            "reglement",
+            "phase",
+            "cards",
+            "stakes",
+            "outcome",
+            "settlements",
+        ]
+
+    def get_cards(self, coup: Coup) -> list[str]:
+        return list(coup.cards.order_by("seq").values_list("card", flat=True))
+
+    def get_outcome(self, coup: Coup) -> dict[str, Any] | None:
+        result = getattr(coup, "outcome", None)
+        if result is None:
+            return None
+        return {
+            "noir": {"cards": result.noir_cards, "total": result.noir_total},
+            "rouge": {"cards": result.rouge_cards, "total": result.rouge_total},
+            "result": result.result,
+            "couleur": result.couleur or None,
+            "void": result.void,
+            "last": result.last,
+            "announcement": result.announcement,
+            "prison_after": result.prison_after,
+        }
+
+    def get_settlements(self, coup: Coup) -> list[dict[str, Any]]:
+        return list(SettlementSerializer(coup.settlements.select_related("stake"), many=True).data)
+
+
+def _coup_response(coup_id: int, status: int = 201) -> Response:
+    coup = Coup.objects.select_related("shift__table", "pack", "reglement").get(pk=coup_id)
+    return Response(CoupSerializer(coup).data, status=status)
+
+
+class CoupDetail(generics.RetrieveAPIView[Coup]):
+    """A coup: its cards, stakes, outcome and settlements."""
+
+    serializer_class = CoupSerializer
+    permission_classes = [HoldsRole]
+    read_roles = FLOOR_READERS
+    queryset = Coup.objects.select_related("shift__table", "pack", "reglement")
+
+
+class CoupOpenInput(StrictSerializer):
+    shift_id = serializers.IntegerField(min_value=1)
+
+
+class CoupOpen(APIView):
+    """ "Faites vos jeux": a new coup at the séance's table."""
+
+    @extend_schema(request=CoupOpenInput, responses=CoupSerializer)
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = CoupOpenInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        coup = coups.coup_open(actor=request.user, **data.validated_data)
+        return _coup_response(coup.pk)
+
+
+class StakeInput(StrictSerializer):
+    ref = serializers.CharField(max_length=60)
+    holder = serializers.CharField(max_length=60, help_text="seat number, or patron:<id>")
+    chance = serializers.ChoiceField(choices=["rouge", "noir", "couleur", "inverse"])
+    amount = serializers.IntegerField(min_value=1)
+    insured = serializers.BooleanField(required=False, default=False)
+    on_refait = serializers.CharField(required=False, allow_blank=True, max_length=20)
+
+
+class StakePlace(APIView):
+    """A stake while betting is open; after the first card it is refused and recorded."""
+
+    @extend_schema(request=StakeInput, responses=CoupSerializer)
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        data = StakeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        coups.stake_place(actor=request.user, coup_id=pk, **data.validated_data)
+        return _coup_response(pk)
+
+
+class StakeWithdraw(APIView):
+    """Take a stake back before the first card."""
+
+    @extend_schema(request=None, responses=CoupSerializer)
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        coups.stake_withdraw(actor=request.user, stake_id=pk)
+        return _coup_response(Stake.objects.get(pk=pk).coup_id)
+
+
+class CoupCloseBetting(APIView):
+    """ "Le jeu est fait"."""
+
+    @extend_schema(request=None, responses=CoupSerializer)
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        coups.coup_close_betting(actor=request.user, coup_id=pk)
+        return _coup_response(pk)
+
+
+class CardInput(StrictSerializer):
+    code = serializers.CharField(max_length=3)
+
+
+class LaidSerializer(serializers.Serializer[Any]):
+    row = serializers.CharField()
+    value = serializers.IntegerField()
+    row_total = serializers.IntegerField()
+    row_closed = serializers.BooleanField()
+    coup_complete = serializers.BooleanField()
+    next_row = serializers.CharField(allow_null=True)
+
+
+class CoupCard(APIView):
+    """Lay the next card; the answer says which row it went to and what comes next."""
+
+    @extend_schema(request=CardInput, responses=LaidSerializer)
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        data = CardInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        laid = coups.coup_lay_card(actor=request.user, coup_id=pk, **data.validated_data)
+        return Response(LaidSerializer(laid).data, status=201)
+
+
+class SettleInput(StrictSerializer):
+    spoken = serializers.CharField(required=False, allow_blank=True, max_length=120)
+    cut_card = serializers.BooleanField(required=False, default=False)
+
+
+class CoupSettle(APIView):
+    """Settle: losers collected, then winners paid; the tailleur's announcement may be given."""
+
+    @extend_schema(request=SettleInput, responses=CoupSerializer)
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        data = SettleInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        coups.coup_settle(actor=request.user, coup_id=pk, **data.validated_data)
+        return _coup_response(pk)
+
+
+class BatchInput(StrictSerializer):
+    shift_id = serializers.IntegerField(min_value=1)
+    stakes = StakeInput(many=True, required=False)
+    cards = serializers.ListField(child=serializers.CharField(max_length=3))
+    spoken = serializers.CharField(required=False, allow_blank=True, max_length=120)
+
+
+class CoupBatch(APIView):
+    """A whole coup from a paper record: the same acts, through the same services, in one
+    transaction (all or nothing). Cards beyond the coup's end are refused."""
+
+    @extend_schema(request=BatchInput, responses=CoupSerializer)
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = BatchInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        with transaction.atomic():
+            coup = coups.coup_open(actor=request.user, shift_id=v["shift_id"])
+            for stake in v.get("stakes", []):
+                coups.stake_place(actor=request.user, coup_id=coup.pk, **stake)
+            coups.coup_close_betting(actor=request.user, coup_id=coup.pk)
+            for index, code in enumerate(v["cards"]):
+                if Coup.objects.get(pk=coup.pk).phase == "complete":
+                    raise serializers.ValidationError(
+                        {f"cards[{index}]": "the coup is complete before this card"}
+                    )
+                coups.coup_lay_card(actor=request.user, coup_id=coup.pk, code=code)
+            coups.coup_settle(actor=request.user, coup_id=coup.pk, spoken=v.get("spoken", ""))
+        return _coup_response(coup.pk)

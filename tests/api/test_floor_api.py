@@ -1,0 +1,217 @@
+"""The table terminal's API: a whole sixain, concurrent terminals, retries and refusals."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+import threading
+
+import pytest
+from django.db import connections
+
+from audit.models import Anomaly
+from casino.floor.models import Coup, CoupResult, PostedReglement, Settlement, Stake
+from casino.games.reglement import reglement
+from casino.games.replay import replay
+from casino.games.simulator import simulate_taille
+from shoes.services import pack_cut, pack_open, pack_shuffle
+from tests.conftest import ROOT
+
+KEYS = itertools.count()
+
+
+def act(client, url, body=None):
+    return client.post(url, body or {}, format="json", HTTP_IDEMPOTENCY_KEY=f"k{next(KEYS)}")
+
+
+@pytest.fixture
+def in_play(cast, verified, shift):
+    pack = verified()
+    pack_open(actor=cast.chef, pack_id=pack.pk, shift_id=shift.pk)
+    pack_shuffle(actor=cast.croupier, pack_id=pack.pk)
+    pack_shuffle(actor=cast.tailleur, pack_id=pack.pk)
+    pack_cut(actor=cast.tailleur, pack_id=pack.pk, cut_by="Mme Roy")
+    return pack
+
+
+def test_a_full_sixain_played_through_the_api_equals_the_replay(api, cast, shift, in_play):
+    shift.table.reglement = PostedReglement.objects.get(name="trente-et-quarante-modern")
+    shift.table.save(update_fields=["reglement"])
+    spec = {
+        "preset": "trente-et-quarante-modern",
+        "overrides": {"min_stake": shift.table.min_stake, "max_stake": shift.table.max_stake},
+    }
+    sim = simulate_taille(seed=2031, reglement=reglement(spec), stakes_per_coup=4)
+    tailleur, croupier = api(cast.tailleur), api(cast.croupier)
+    cards = iter(str(c) for c in sim.talon)
+    number = 0
+    while True:
+        number += 1
+        coup = act(tailleur, "/api/v1/coups", {"shift_id": shift.pk}).json()
+        for s in sim.stakes.get(number, []):
+            body = {
+                "ref": s.id,
+                "holder": "4",
+                "chance": s.chance.value,
+                "amount": s.amount,
+                "insured": s.insured,
+            }
+            if s.on_refait is not None:
+                body["on_refait"] = (
+                    s.on_refait if isinstance(s.on_refait, str) else f"move:{s.on_refait[1].value}"
+                )
+            assert act(croupier, f"/api/v1/coups/{coup['id']}/stakes", body).status_code == 201
+        act(tailleur, f"/api/v1/coups/{coup['id']}/close-betting")
+        while True:
+            code = next(cards, None)
+            if code is None:
+                break
+            laid = act(tailleur, f"/api/v1/coups/{coup['id']}/cards", {"code": code}).json()
+            if laid["coup_complete"]:
+                break
+        settled = act(croupier, f"/api/v1/coups/{coup['id']}/settle").json()
+        if settled["outcome"]["last"]:
+            break
+    expected = replay(sim.replay_document(spec))["coups"]
+    got = [
+        api(cast.inspecteur).get(f"/api/v1/coups/{c.pk}").json()
+        for c in Coup.objects.order_by("id")
+    ]
+    assert len(got) == len(expected)
+    for want, have in zip(expected, got, strict=True):
+        outcome = have["outcome"]
+        assert (
+            outcome["noir"],
+            outcome["rouge"],
+            outcome["result"],
+            outcome["couleur"],
+            outcome["void"],
+            outcome["last"],
+            outcome["announcement"],
+        ) == (
+            want["noir"],
+            want["rouge"],
+            want["result"],
+            want["couleur"],
+            want["void"],
+            want["last"],
+            want["announcement"],
+        )
+        assert sorted(have["settlements"], key=lambda s: (s["stake"], s["outcome"])) == sorted(
+            want["settlements"], key=lambda s: (s["stake"], s["outcome"])
+        )
+
+
+def test_retried_requests_record_nothing_new(api, cast, shift, in_play):
+    tailleur, croupier = api(cast.tailleur), api(cast.croupier)
+    coup = act(tailleur, "/api/v1/coups", {"shift_id": shift.pk}).json()
+    body = {"ref": "a", "holder": "2", "chance": "noir", "amount": 1000}
+    url = f"/api/v1/coups/{coup['id']}/stakes"
+    first = croupier.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="same")
+    again = croupier.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="same")
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again["Idempotent-Replay"] == "true"
+    assert Stake.objects.count() == 1
+
+
+def test_two_terminals_posting_to_the_same_coup_lose_nothing(
+    transactional_db, api, cast, shift, in_play
+):
+    tailleur = api(cast.tailleur)
+    coup = act(tailleur, "/api/v1/coups", {"shift_id": shift.pk}).json()
+    url = f"/api/v1/coups/{coup['id']}/stakes"
+    statuses: list[int] = []
+
+    def terminal(name: str, user) -> None:
+        client = api(user)
+        try:
+            for i in range(10):
+                response = client.post(
+                    url,
+                    {"ref": f"{name}{i}", "holder": name, "chance": "rouge", "amount": 500},
+                    format="json",
+                    HTTP_IDEMPOTENCY_KEY=f"{name}-{i}",
+                )
+                statuses.append(response.status_code)
+        finally:
+            connections.close_all()
+
+    threads = [
+        threading.Thread(target=terminal, args=(n, u))
+        for n, u in (("left", cast.croupier), ("right", cast.tailleur))
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert statuses == [201] * 20
+    assert Stake.objects.filter(coup_id=coup["id"]).count() == 20
+
+
+def test_refusals_over_the_api(api, cast, shift, in_play):
+    tailleur, croupier = api(cast.tailleur), api(cast.croupier)
+    coup = act(tailleur, "/api/v1/coups", {"shift_id": shift.pk}).json()
+    stakes = f"/api/v1/coups/{coup['id']}/stakes"
+    over = act(
+        croupier, stakes, {"ref": "big", "holder": "1", "chance": "rouge", "amount": 700_000}
+    )
+    assert (over.status_code, over.json()["code"]) == (400, "stake_refused")
+    assert "above the table maximum 600000" in over.json()["message"]
+    typo = act(croupier, stakes, {"ref": "t", "holder": "1", "chanse": "rouge", "amount": 500})
+    assert (typo.json()["code"], typo.json()["where"]) == ("invalid", "chanse")
+    nobody = act(
+        api(cast.inspecteur), stakes, {"ref": "i", "holder": "1", "chance": "rouge", "amount": 500}
+    )
+    assert (nobody.status_code, nobody.json()["code"]) == (403, "role_required")
+    act(tailleur, f"/api/v1/coups/{coup['id']}/close-betting")
+    act(tailleur, f"/api/v1/coups/{coup['id']}/cards", {"code": "KS"})
+    body = {"ref": "late", "holder": "1", "chance": "noir", "amount": 500}
+    late = croupier.post(stakes, body, format="json", HTTP_IDEMPOTENCY_KEY="late")
+    retried = croupier.post(stakes, body, format="json", HTTP_IDEMPOTENCY_KEY="late")
+    assert late.status_code == retried.status_code == 400
+    assert late.json()["code"] == retried.json()["code"] == "late_stake"
+    assert Anomaly.objects.filter(detector="late_stake").count() == 1
+    for _ in range(5):
+        act(tailleur, f"/api/v1/coups/{coup['id']}/cards", {"code": "KS"})
+    foreign = act(tailleur, f"/api/v1/coups/{coup['id']}/cards", {"code": "KS"})
+    assert (foreign.status_code, foreign.json()["code"]) == (400, "foreign_card")
+    assert Anomaly.objects.filter(detector="foreign_card").count() == 1
+    assert not Stake.objects.filter(ref__in=["big", "t", "i", "late"]).exists()
+
+
+def test_a_paper_record_is_transcribed_by_the_batch_endpoint(api, cast, shift, in_play):
+    body = {
+        "shift_id": shift.pk,
+        "stakes": [{"ref": "p1", "holder": "5", "chance": "noir", "amount": 1000}],
+        "cards": ["KS", "7H", "9D", "2C", "5S", "TH", "QD", "AS", "4C", "3H", "9S"],
+        "spoken": "rouge perd, couleur gagne",
+    }
+    response = act(api(cast.tailleur), "/api/v1/coups/batch", body)
+    assert response.status_code == 201, response.json()
+    assert response.json()["outcome"]["result"] == "noir"
+    assert response.json()["settlements"][0]["outcome"] == "won"
+    too_many = {**body, "cards": [*body["cards"], "2S"]}
+    refused = act(api(cast.tailleur), "/api/v1/coups/batch", too_many)
+    assert (refused.status_code, refused.json()["where"]) == (400, "cards[11]")
+    assert CoupResult.objects.count() == 1
+    assert Settlement.objects.count() == 1
+
+
+def test_the_schema_is_complete_and_valid():
+    done = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "spectacular",
+            "--validate",
+            "--fail-on-warn",
+            "--file",
+            "/dev/null",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
