@@ -3,7 +3,19 @@ from __future__ import annotations
 from django.contrib import admin
 
 from casino.admin_base import RecordAdmin, pretty_json
-from casino.floor.models import Account, FloatCount, Movement, PostedReglement, Shift, Table
+from casino.floor.models import (
+    Account,
+    Coup,
+    CoupResult,
+    FloatCount,
+    Movement,
+    PostedReglement,
+    Settlement,
+    Shift,
+    Stake,
+    Table,
+)
+from casino.floor.selectors import coup_movements, row_html, shift_figures
 from casino.floor.services import balance, rundown
 
 
@@ -61,15 +73,21 @@ class CountInline(admin.TabularInline):  # type: ignore[type-arg]
 
 @admin.register(Shift)
 class ShiftAdmin(RecordAdmin):
-    list_display = ["table", "opened_at", "opened_by", "closed_at"]
+    list_display = ["table", "opened_at", "opened_by", "closed_at", "figures"]
     list_filter = ["table"]
     date_hierarchy = "opened_at"
     inlines = [CountInline]
-    readonly_fields = ["table", "opened_at", "opened_by", "closed_at", "cash_rundown"]
+    readonly_fields = ["table", "opened_at", "opened_by", "closed_at", "figures", "cash_rundown"]
     fields = readonly_fields
 
     def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
         return self.readonly_fields
+
+    @admin.display(description="coups, drop, win, hold")
+    def figures(self, shift: Shift) -> str:
+        f = shift_figures(shift)
+        hold = "–" if f.hold is None else f"{f.hold:.2f} %"
+        return f"{f.coups} coups · drop {f.drop} · win {f.win} · hold {hold}"
 
     @admin.display(description="rundown (ouverture + apports − retours + résultat = fermeture)")
     def cash_rundown(self, shift: Shift) -> str:
@@ -98,3 +116,100 @@ class MovementAdmin(RecordAdmin):
     list_filter = ["kind", "shift__table"]
     search_fields = ["reference", "idempotency_key"]
     date_hierarchy = "at"
+
+
+class StakeInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = Stake
+    fields = ["ref", "holder", "chance", "amount", "insured", "on_refait", "placed_by", "placed_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+class SettlementInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = Settlement
+    fields = ["stake", "outcome", "paid", "returned", "to_bank", "premium", "held", "level"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(Coup)
+class CoupAdmin(RecordAdmin):
+    list_display = ["__str__", "phase", "result", "totals", "opened_at"]
+    list_filter = ["shift__table", "phase", "outcome__result", "shift"]
+    date_hierarchy = "opened_at"
+    inlines = [StakeInline, SettlementInline]
+    readonly_fields = [
+        "shift",
+        "pack",
+        "number",
+        "reglement",
+        "phase",
+        "opened_at",
+        "opened_by",
+        "noir",
+        "rouge",
+        "result",
+        "announcement",
+        "movements",
+    ]
+    fields = readonly_fields
+
+    def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return self.readonly_fields
+
+    def _outcome(self, coup: Coup) -> CoupResult | None:
+        return getattr(coup, "outcome", None)
+
+    @admin.display(description="résultat / result")
+    def result(self, coup: Coup) -> str:
+        o = self._outcome(coup)
+        if o is None:
+            return "–"
+        return f"{o.result} {o.couleur}" + (" (nul / void)" if o.void else "")
+
+    @admin.display(description="noir / rouge")
+    def totals(self, coup: Coup) -> str:
+        o = self._outcome(coup)
+        return "–" if o is None else f"{o.noir_total} / {o.rouge_total}"
+
+    @admin.display(description="1re rangée / noir")
+    def noir(self, coup: Coup) -> str:
+        o = self._outcome(coup)
+        return "–" if o is None else row_html(o.noir_cards, o.noir_total, o.announcement["noir"])
+
+    @admin.display(description="2e rangée / rouge")
+    def rouge(self, coup: Coup) -> str:
+        o = self._outcome(coup)
+        return "–" if o is None else row_html(o.rouge_cards, o.rouge_total, o.announcement["rouge"])
+
+    @admin.display(description="annonce / announcement")
+    def announcement(self, coup: Coup) -> str:
+        o = self._outcome(coup)
+        if o is None:
+            return "–"
+        said = f" — annoncé / spoken: « {o.spoken} »" if o.spoken else ""
+        return f"{o.announcement['result']}{said}"
+
+    @admin.display(description="mouvements / movements")
+    def movements(self, coup: Coup) -> str:
+        from django.utils.html import format_html_join
+
+        return (
+            format_html_join(
+                "",
+                "<div>{} · {} · {} → {}</div>",
+                (
+                    (m.get_kind_display(), m.amount, m.credit.code, m.debit.code)
+                    for m in coup_movements(coup)
+                ),
+            )
+            or "–"
+        )

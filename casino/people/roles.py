@@ -104,6 +104,10 @@ _VIEW_ALL = (
     "floor.view_floatcount",
     "floor.view_account",
     "floor.view_movement",
+    "floor.view_coup",
+    "floor.view_stake",
+    "floor.view_settlement",
+    "floor.view_coupresult",
     "shoes.view_pack",
     "shoes.view_sealverification",
     "shoes.view_packevent",
@@ -118,6 +122,10 @@ _PACKS = (
     "shoes.view_sealverification",
     "floor.view_table",
     "floor.view_shift",
+    "floor.view_postedreglement",
+    "floor.view_coup",
+    "floor.view_stake",
+    "floor.view_settlement",
 )
 # The director appoints staff (roles through staff_set_roles, which checks segregation).
 _STAFF_MANAGEMENT = (

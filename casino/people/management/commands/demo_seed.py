@@ -81,49 +81,22 @@ class Command(BaseCommand):
         return logins
 
     def _card_room(self) -> None:
-        """A table in séance with a sixain in play, and the custody chain around it: packs
-        received and stored, seals verified by the commissioner (one found not matching, which
-        the anomaly queue shows), the register page of the day signed."""
+        """The règlements posted, sealed packs in store with their seals verified by the
+        commissioner (one read with a different number: the anomaly queue shows it), the register
+        page of the day signed, and half an hour of play at two tables (``simulate``)."""
+        from django.core.management import call_command
+
         from casino import clock
-        from casino.floor.models import PostedReglement, Table
-        from casino.floor.services import reglement_load_presets, shift_open, table_create
-        from casino.games.simulator import cut, shuffled
-        from casino.games.trente_et_quarante import CoupDeal
+        from casino.floor.models import Table
+        from casino.floor.services import reglement_load_presets
         from shoes import services as packs
 
         if Table.objects.exists():
             return
-        staff = {
-            u.username: u
-            for u in User.objects.filter(
-                username__in=[
-                    "directeur",
-                    "chef",
-                    "tailleur",
-                    "croupier",
-                    "caissier",
-                    "commissaire",
-                ]
-            )
-        }
+        names = ["directeur", "chef", "tailleur", "croupier", "caissier", "commissaire"]
+        staff = {u.username: u for u in User.objects.filter(username__in=names)}
         with transaction.atomic():
             reglement_load_presets(actor=staff["commissaire"], effective_from=clock.now().date())
-            posted = PostedReglement.objects.get(name="baden-1854")
-            table = table_create(
-                actor=staff["directeur"],
-                number=1,
-                game="trente-et-quarante",
-                reglement_id=posted.pk,
-                min_stake=500,
-                max_stake=600_000,
-            )
-            shift = shift_open(
-                actor=staff["chef"],
-                table=table,
-                chips={"10000": 40, "2500": 40, "500": 100},
-                counted_by=staff["croupier"],
-                countersigned_by=staff["directeur"],
-            )
             received = [
                 packs.pack_receive(
                     actor=staff["caissier"],
@@ -136,39 +109,25 @@ class Command(BaseCommand):
                 )
                 for n in (1, 2, 3)
             ]
-            for pack in received:
-                packs.pack_store(actor=staff["caissier"], pack_id=pack.pk)
             for pack, read in zip(
                 received, ("RF-2026-0001", "RF-2026-0002", "RF-2026-0030"), strict=True
             ):
+                packs.pack_store(actor=staff["caissier"], pack_id=pack.pk)
                 packs.seal_verify(
                     actor=staff["commissaire"],
                     pack_id=pack.pk,
                     seal_number_read=read,
                     verdict="intact",
                 )
-            first = received[0]
-            packs.pack_open(actor=staff["chef"], pack_id=first.pk, shift_id=shift.pk)
-            packs.pack_shuffle(actor=staff["croupier"], pack_id=first.pk)
-            packs.pack_shuffle(actor=staff["tailleur"], pack_id=first.pk)
-            packs.pack_cut(actor=staff["tailleur"], pack_id=first.pk, cut_by="M. Dupont, galerie")
-            import random
-
-            cards = cut(shuffled(random.Random(1854)), 100)
-            deal = CoupDeal()
-            for c in cards:
-                if deal.complete:
-                    break
-                deal.lay(c)
-                packs.card_lay(actor=staff["tailleur"], pack_id=first.pk, code=str(c))
-            packs.register_visa(
-                actor=staff["commissaire"],
-                day=clock.now().date(),
-                remarks="Registre vu, scellés contrôlés.",
-            )
+        call_command("simulate", tables=2, hours=0.5, seed=1854, stdout=self.stdout)
+        packs.register_visa(
+            actor=staff["commissaire"],
+            day=clock.now().date(),
+            remarks="Registre vu, scellés contrôlés.",
+        )
         self.stdout.write(
-            f"demo card room: {table}, séance open, sixain {first.seal_number} in "
-            f"play; seal RF-2026-0003 read as RF-2026-0030 (an anomaly to review)"
+            "demo card room: 2 tables in séance with coups played; sealed packs in "
+            "store, one seal read as RF-2026-0030 (an anomaly to review)"
         )
 
     def _wait(self, message_id: int, timeout: float = 120.0) -> None:
