@@ -1,0 +1,275 @@
+"""The floor: coups recorded and settled through the services, against plain bulk INSERTs of the
+same rows (the floor of the work), on PostgreSQL."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import time
+from typing import Any
+
+from tests.bench.harness import report
+
+NOIR = "2 3 4 5 7 K".split()  # 31
+ROUGE = "A 2 4 6 9 K".split()  # 32: noir wins, 12 cards a coup
+COUPS_PER_PACK = 12  # suits rotate, so each card of a sixain (6 copies) lasts 12 coups
+TABLES = 8
+STAKES = 10
+
+
+def _setup() -> tuple[dict[str, Any], list[Any]]:
+    from django.contrib.auth.models import User
+
+    from casino import clock
+    from casino.floor.models import PostedReglement
+    from casino.floor.services import reglement_load_presets, shift_open, table_create
+    from casino.people.roles import Role
+    from casino.people.services import staff_create
+    from shoes import services as packs
+
+    root = User.objects.create_superuser("bench-root", "", None)
+    staff = {
+        name: staff_create(actor=root, username=f"bench-{name}", full_name=name, roles=[role])
+        for name, role in (
+            ("directeur", Role.DIRECTEUR),
+            ("chef", Role.CHEF_DE_PARTIE),
+            ("tailleur", Role.TAILLEUR),
+            ("croupier", Role.CROUPIER),
+            ("caissier", Role.CAISSIER),
+            ("commissaire", Role.COMMISSAIRE),
+        )
+    }
+    reglement_load_presets(actor=staff["commissaire"], effective_from=clock.now().date())
+    posted = PostedReglement.objects.get(name="baden-1854")
+    shifts = []
+    for number in range(1, TABLES + 1):
+        table = table_create(
+            actor=staff["directeur"],
+            number=number,
+            game="trente-et-quarante",
+            reglement_id=posted.pk,
+            min_stake=500,
+            max_stake=600_000,
+        )
+        shift = shift_open(
+            actor=staff["chef"],
+            table=table,
+            chips={"10000": 50},
+            counted_by=staff["croupier"],
+            countersigned_by=staff["directeur"],
+        )
+        pack = packs.pack_receive(
+            actor=staff["caissier"],
+            kind="sixain",
+            maker="bench",
+            maker_pack_numbers="-",
+            seal_number=f"B-{number}",
+            sealing_authority="-",
+            store_location="-",
+        )
+        packs.pack_store(actor=staff["caissier"], pack_id=pack.pk)
+        packs.seal_verify(
+            actor=staff["commissaire"],
+            pack_id=pack.pk,
+            seal_number_read=pack.seal_number,
+            verdict="intact",
+        )
+        packs.pack_open(actor=staff["chef"], pack_id=pack.pk, shift_id=shift.pk)
+        packs.pack_shuffle(actor=staff["croupier"], pack_id=pack.pk)
+        packs.pack_shuffle(actor=staff["tailleur"], pack_id=pack.pk)
+        packs.pack_cut(actor=staff["tailleur"], pack_id=pack.pk, cut_by="bench")
+        shifts.append(shift)
+    return staff, shifts
+
+
+def _play_coup(staff: dict[str, Any], shift: Any, n: int) -> None:
+    from casino.floor import coups
+
+    coup = coups.coup_open(actor=staff["tailleur"], shift_id=shift.pk)
+    for i in range(STAKES):
+        coups.stake_place(
+            actor=staff["croupier"],
+            coup_id=coup.pk,
+            ref=f"s{n}-{i}",
+            holder=str(i % 9 + 1),
+            chance=("rouge", "noir", "couleur", "inverse")[i % 4],
+            amount=1000 + i,
+        )
+    coups.coup_close_betting(actor=staff["tailleur"], coup_id=coup.pk)
+    noir_suit, rouge_suit = "SHDC"[n % 4], "HDCS"[n % 4]
+    for code in [r + noir_suit for r in NOIR] + [r + rouge_suit for r in ROUGE]:
+        coups.coup_lay_card(actor=staff["tailleur"], coup_id=coup.pk, code=code)
+    coups.coup_settle(actor=staff["croupier"], coup_id=coup.pk)
+
+
+def _bulk_floor(coup_count: int) -> float:
+    """The same rows, written with plain bulk INSERTs in one transaction: coups, stakes, cards,
+    results, settlements, movements and chained audit events. Returns seconds."""
+    from django.db import connection, transaction
+
+    from audit.canonical import canonical_json, event_bytes, format_time
+    from audit.models import AuditEvent
+    from casino.floor.models import Coup, CoupResult, Movement, Settlement, Stake
+    from shoes.models import CardLaid
+
+    # Copy the rows the services wrote for one coup, as templates.
+    coup = Coup.objects.filter(phase="settled").first()
+    assert coup is not None
+    stakes = list(Stake.objects.filter(coup=coup))
+    cards = list(CardLaid.objects.filter(coup=coup))
+    result = CoupResult.objects.get(coup=coup)
+    settlements = list(Settlement.objects.filter(coup=coup))
+    movements = list(Movement.objects.filter(reference__startswith=f"coup:{coup.pk}:"))
+    events_per_coup = AuditEvent.objects.count() // max(1, Coup.objects.count())
+    started = time.perf_counter()
+    with transaction.atomic():
+        last = AuditEvent.objects.order_by("-seq").first()
+        seq, prev = (last.seq, last.hash) if last else (0, "0" * 64)
+        base_card_seq = 100_000
+        for n in range(coup_count):
+            new = Coup.objects.bulk_create(
+                [
+                    Coup(
+                        shift=coup.shift,
+                        pack=coup.pack,
+                        number=10_000 + n,
+                        reglement=coup.reglement,
+                        opened_at=coup.opened_at,
+                        opened_by=coup.opened_by,
+                        phase="settled",
+                    )
+                ]
+            )[0]
+            new_stakes = Stake.objects.bulk_create(
+                [
+                    Stake(
+                        coup=new,
+                        ref=s.ref,
+                        holder=s.holder,
+                        chance=s.chance,
+                        amount=s.amount,
+                        placed_at=s.placed_at,
+                        placed_by=s.placed_by,
+                    )
+                    for s in stakes
+                ]
+            )
+            CardLaid.objects.bulk_create(
+                [
+                    CardLaid(
+                        pack=c.pack,
+                        seq=base_card_seq + n * 20 + i,
+                        card=c.card,
+                        at=c.at,
+                        actor=c.actor,
+                        shift=c.shift,
+                        coup=new,
+                    )
+                    for i, c in enumerate(cards)
+                ]
+            )
+            CoupResult.objects.bulk_create(
+                [
+                    CoupResult(
+                        coup=new,
+                        noir_cards=result.noir_cards,
+                        rouge_cards=result.rouge_cards,
+                        noir_total=result.noir_total,
+                        rouge_total=result.rouge_total,
+                        result=result.result,
+                        couleur=result.couleur,
+                        void=False,
+                        last=False,
+                        announcement=result.announcement,
+                        prison_after=[],
+                        settled_at=result.settled_at,
+                        settled_by=result.settled_by,
+                    )
+                ]
+            )
+            by_ref = {s.ref: s for s in new_stakes}
+            Settlement.objects.bulk_create(
+                [
+                    Settlement(
+                        coup=new,
+                        stake=by_ref[s.stake.ref],
+                        outcome=s.outcome,
+                        paid=s.paid,
+                        returned=s.returned,
+                        to_bank=s.to_bank,
+                    )
+                    for s in settlements
+                ]
+            )
+            Movement.objects.bulk_create(
+                [
+                    Movement(
+                        at=m.at,
+                        debit=m.debit,
+                        credit=m.credit,
+                        amount=m.amount,
+                        kind=m.kind,
+                        shift=m.shift,
+                        reference=m.reference,
+                        idempotency_key=f"bulk:{n}:{i}",
+                        actor=m.actor,
+                    )
+                    for i, m in enumerate(movements)
+                ]
+            )
+            events = []
+            at = dt.datetime.now(dt.UTC)
+            for i in range(events_per_coup):
+                seq += 1
+                payload = canonical_json({"coup": new.pk, "i": i})
+                digest = hashlib.sha256(
+                    event_bytes(
+                        seq=seq,
+                        at=format_time(at),
+                        actor_id=None,
+                        actor_name="system",
+                        action="bench.bulk",
+                        subject_type="floor.coup",
+                        subject_id=str(new.pk),
+                        prev_hash=prev,
+                        payload=payload,
+                    )
+                ).hexdigest()
+                events.append(
+                    AuditEvent(
+                        seq=seq,
+                        at=at,
+                        actor_name="system",
+                        action="bench.bulk",
+                        subject_type="floor.coup",
+                        subject_id=str(new.pk),
+                        payload=payload,
+                        prev_hash=prev,
+                        hash=digest,
+                    )
+                )
+                prev = digest
+            AuditEvent.objects.bulk_create(events)
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    return time.perf_counter() - started
+
+
+def run() -> None:
+    staff, shifts = _setup()
+    rounds = COUPS_PER_PACK - 1  # leave the last coup: the end of the taille is not the point
+    started = time.perf_counter()
+    for n in range(rounds):
+        for shift in shifts:
+            _play_coup(staff, shift, n)
+    t_services = time.perf_counter() - started
+    played = rounds * len(shifts)
+    t_bulk = _bulk_floor(played)
+    report(
+        f"Floor: {played} coups (12 cards, {STAKES} stakes each) on PostgreSQL",
+        [
+            ("through the services (one writer)", f"{played / t_services:,.1f} coups/s"),
+            ("the same rows by bulk INSERT, one transaction", f"{played / t_bulk:,.1f} coups/s"),
+            ("ratio services / bulk", f"{t_services / t_bulk:.1f}x (aim: within 4x)"),
+        ],
+    )
