@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Count, Max, Q
 
 from audit.chain import audit_record
 from audit.models import Severity
@@ -403,17 +404,26 @@ def _lay(
     *,
     burned_cards: bool,
     coup_id: int | None = None,
-) -> CardRefused | None:
-    """Lay cards in order; return the refusal (not raised) at the first foreign card."""
-    laid = _laid_counts(pack)
+) -> tuple[CardRefused | None, list[CardLaid]]:
+    """Lay cards in order; stop at the first foreign card and return its refusal (not raised)
+    with the cards laid before it."""
     holds = composition(pack)
-    last = pack.cards_laid.order_by("-seq").values_list("seq", flat=True).first() or 0
+    if len(codes) == 1:  # the common case, a card at a time: two small aggregates, not a scan
+        figures = pack.cards_laid.aggregate(
+            last=Max("seq"), same=Count("id", filter=Q(card=codes[0]))
+        )
+        laid: Counter[str] = Counter({codes[0]: figures["same"]})
+        last = figures["last"] or 0
+    else:
+        laid = _laid_counts(pack)
+        last = pack.cards_laid.order_by("-seq").values_list("seq", flat=True).first() or 0
+    done: list[CardLaid] = []
     for code in codes:
         if laid[code] + 1 > holds[card(code)]:
-            return _foreign(pack, actor, shift, code, laid[code])
+            return _foreign(pack, actor, shift, code, laid[code]), done
         last += 1
         laid[code] += 1
-        CardLaid.objects.create(
+        laid_now = CardLaid.objects.create(
             pack=pack,
             seq=last,
             card=code,
@@ -423,7 +433,8 @@ def _lay(
             shift=shift,
             coup_id=coup_id,
         )
-    return None
+        done.append(laid_now)
+    return None, done
 
 
 def _foreign(pack: Pack, actor: Any, shift: Shift, code: str, already: int) -> CardRefused:
@@ -458,21 +469,24 @@ def _foreign(pack: Pack, actor: Any, shift: Shift, code: str, already: int) -> C
     return CardRefused(message, where="card")
 
 
-def card_lay(*, actor: Any, pack_id: int, code: str, coup_id: int | None = None) -> CardLaid:
+def card_lay(
+    *, actor: Any, pack_id: int, code: str, coup_id: int | None = None, shift: Shift | None = None
+) -> CardLaid:
     """Lay the next card from the pack. A card the pack cannot hold is refused, and the refusal
-    (timeline event and critical ``foreign_card`` anomaly) is committed before the error."""
+    (timeline event and critical ``foreign_card`` anomaly) is committed before the error.
+
+    ``shift``: the séance the caller already knows (the floor's coup), saving its lookup.
+    """
     require_role(actor, Role.TAILLEUR, act="laying a card")
     code = _card_code(code, "card")
     with transaction.atomic():
         pack = _lock(pack_id)
         _require_state(pack, PackState.IN_PLAY, act="laying a card")
-        shift = current_shift(pack)
+        shift = shift or current_shift(pack)
         assert shift is not None
-        refused = _lay(pack, actor, shift, [code], burned_cards=False, coup_id=coup_id)
+        refused, done = _lay(pack, actor, shift, [code], burned_cards=False, coup_id=coup_id)
         if refused is None:
-            laid = pack.cards_laid.order_by("-seq").first()
-            assert laid is not None
-            return laid
+            return done[0]
     raise refused
 
 

@@ -85,7 +85,9 @@ TABLE_STAFF = (Role.TAILLEUR, Role.CROUPIER)
 def _lock(coup_id: int) -> Coup:
     try:
         return (
-            Coup.objects.select_for_update().select_related("shift__table", "pack").get(pk=coup_id)
+            Coup.objects.select_for_update()
+            .select_related("shift__table", "pack", "reglement")
+            .get(pk=coup_id)
         )
     except Coup.DoesNotExist:
         raise NotFound(f"coup {coup_id} does not exist", where="coup") from None
@@ -364,7 +366,9 @@ def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
         rules = rules_of(coup)
         deal = _deal(coup, rules)
         try:
-            laid_card = card_lay(actor=actor, pack_id=coup.pack_id, code=code, coup_id=coup.pk)
+            laid_card = card_lay(
+                actor=actor, pack_id=coup.pack_id, code=code, coup_id=coup.pk, shift=coup.shift
+            )
         except CardRefused as exc:
             refused = exc  # recorded; committed with this block, raised after it
         else:
