@@ -19,6 +19,8 @@ from rest_framework.test import APIClient
 
 from casino.floor.models import PostedReglement
 from casino.floor.services import reglement_load_presets, shift_open, table_create
+from shoes.models import PackKind
+from shoes.services import pack_cut, pack_open, pack_receive, pack_shuffle, pack_store, seal_verify
 from tests.actors import Cast, make_cast
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -252,3 +254,55 @@ def shift(cast, table):
         counted_by=cast.croupier,
         countersigned_by=cast.directeur,
     )
+
+
+# --- the card room: sealed packs received, verified, in play ----------------------------------
+
+SEAL = iter(range(10_000, 99_999))
+
+
+@pytest.fixture
+def receive(cast):
+    """``receive()`` enters a new sealed sixain (or single pack) and stores it."""
+
+    def make(kind: str = PackKind.SIXAIN, store: bool = True):
+        pack = pack_receive(
+            actor=cast.caissier,
+            kind=kind,
+            maker="Grimaud",
+            maker_pack_numbers="G-1854-1..6",
+            seal_number=f"RF-{next(SEAL)}",
+            sealing_authority="Préfecture de police",
+            store_location="coffre A",
+        )
+        if store:
+            pack = pack_store(actor=cast.caissier, pack_id=pack.pk)
+        return pack
+
+    return make
+
+
+@pytest.fixture
+def verified(cast, receive):
+    def make(kind: str = PackKind.SIXAIN):
+        pack = receive(kind)
+        seal_verify(
+            actor=cast.commissaire,
+            pack_id=pack.pk,
+            seal_number_read=pack.seal_number,
+            verdict="intact",
+        )
+        pack.refresh_from_db()
+        return pack
+
+    return make
+
+
+@pytest.fixture
+def sixain_in_play(cast, verified, shift):
+    pack = verified()
+    pack_open(actor=cast.chef, pack_id=pack.pk, shift_id=shift.pk)
+    pack_shuffle(actor=cast.croupier, pack_id=pack.pk)
+    pack_shuffle(actor=cast.tailleur, pack_id=pack.pk)
+    pack_cut(actor=cast.tailleur, pack_id=pack.pk, cut_by="M. Dupont")
+    return pack

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import threading
 
-import pytest
 from django.db import connections
 
 from audit.models import Anomaly
@@ -15,7 +14,6 @@ from casino.floor.models import Coup, CoupResult, PostedReglement, Settlement, S
 from casino.games.reglement import reglement
 from casino.games.replay import replay
 from casino.games.simulator import simulate_taille
-from shoes.services import pack_cut, pack_open, pack_shuffle
 from tests.conftest import ROOT
 
 KEYS = itertools.count()
@@ -25,17 +23,7 @@ def act(client, url, body=None):
     return client.post(url, body or {}, format="json", HTTP_IDEMPOTENCY_KEY=f"k{next(KEYS)}")
 
 
-@pytest.fixture
-def in_play(cast, verified, shift):
-    pack = verified()
-    pack_open(actor=cast.chef, pack_id=pack.pk, shift_id=shift.pk)
-    pack_shuffle(actor=cast.croupier, pack_id=pack.pk)
-    pack_shuffle(actor=cast.tailleur, pack_id=pack.pk)
-    pack_cut(actor=cast.tailleur, pack_id=pack.pk, cut_by="Mme Roy")
-    return pack
-
-
-def test_a_full_sixain_played_through_the_api_equals_the_replay(api, cast, shift, in_play):
+def test_a_full_sixain_played_through_the_api_equals_the_replay(api, cast, shift, sixain_in_play):
     shift.table.reglement = PostedReglement.objects.get(name="trente-et-quarante-modern")
     shift.table.save(update_fields=["reglement"])
     spec = {
@@ -103,7 +91,7 @@ def test_a_full_sixain_played_through_the_api_equals_the_replay(api, cast, shift
         )
 
 
-def test_retried_requests_record_nothing_new(api, cast, shift, in_play):
+def test_retried_requests_record_nothing_new(api, cast, shift, sixain_in_play):
     tailleur, croupier = api(cast.tailleur), api(cast.croupier)
     coup = act(tailleur, "/api/v1/coups", {"shift_id": shift.pk}).json()
     body = {"ref": "a", "holder": "2", "chance": "noir", "amount": 1000}
@@ -116,7 +104,7 @@ def test_retried_requests_record_nothing_new(api, cast, shift, in_play):
 
 
 def test_two_terminals_posting_to_the_same_coup_lose_nothing(
-    transactional_db, api, cast, shift, in_play
+    transactional_db, api, cast, shift, sixain_in_play
 ):
     tailleur = api(cast.tailleur)
     coup = act(tailleur, "/api/v1/coups", {"shift_id": shift.pk}).json()
@@ -149,7 +137,7 @@ def test_two_terminals_posting_to_the_same_coup_lose_nothing(
     assert Stake.objects.filter(coup_id=coup["id"]).count() == 20
 
 
-def test_refusals_over_the_api(api, cast, shift, in_play):
+def test_refusals_over_the_api(api, cast, shift, sixain_in_play):
     tailleur, croupier = api(cast.tailleur), api(cast.croupier)
     coup = act(tailleur, "/api/v1/coups", {"shift_id": shift.pk}).json()
     stakes = f"/api/v1/coups/{coup['id']}/stakes"
@@ -180,7 +168,7 @@ def test_refusals_over_the_api(api, cast, shift, in_play):
     assert not Stake.objects.filter(ref__in=["big", "t", "i", "late"]).exists()
 
 
-def test_a_paper_record_is_transcribed_by_the_batch_endpoint(api, cast, shift, in_play):
+def test_a_paper_record_is_transcribed_by_the_batch_endpoint(api, cast, shift, sixain_in_play):
     body = {
         "shift_id": shift.pk,
         "stakes": [{"ref": "p1", "holder": "5", "chance": "noir", "amount": 1000}],

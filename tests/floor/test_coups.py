@@ -23,17 +23,6 @@ from casino.games.reglement import reglement
 from casino.games.replay import replay
 from casino.games.simulator import simulate_taille
 from shoes.models import PackState
-from shoes.services import pack_cut, pack_open, pack_shuffle
-
-
-@pytest.fixture
-def sixain_in_play(cast, verified, shift):
-    pack = verified()
-    pack_open(actor=cast.chef, pack_id=pack.pk, shift_id=shift.pk)
-    pack_shuffle(actor=cast.croupier, pack_id=pack.pk)
-    pack_shuffle(actor=cast.tailleur, pack_id=pack.pk)
-    pack_cut(actor=cast.tailleur, pack_id=pack.pk, cut_by="M. Dupont")
-    return pack
 
 
 def play(cast, shift, talon, stakes_by_coup):
