@@ -40,6 +40,7 @@ api_v1 = [
     path("shifts/<int:pk>/credits", floor_api.ShiftCredit.as_view(), name="shift-credit"),
     path("shifts/<int:pk>/close", floor_api.ShiftClose.as_view(), name="shift-close"),
     path("coups", floor_api.CoupOpen.as_view(), name="coup-open"),
+    path("coups/list", floor_api.CoupList.as_view(), name="coups"),
     path("coups/batch", floor_api.CoupBatch.as_view(), name="coup-batch"),
     path("coups/<int:pk>", floor_api.CoupDetail.as_view(), name="coup"),
     path("coups/<int:pk>/stakes", floor_api.StakePlace.as_view(), name="stake-place"),

@@ -267,6 +267,33 @@ def _coup_response(coup_id: int, status: int = 201) -> Response:
     return Response(CoupSerializer(coup).data, status=status)
 
 
+class CoupList(generics.ListAPIView[Coup]):
+    """Coups for regulators and the pit: ``?shift=ID``, ``?table=N``, ``?date=YYYY-MM-DD``,
+    ``?result=noir|rouge|apres|refait|incomplete``; oldest first."""
+
+    serializer_class = CoupSerializer
+    permission_classes = [HoldsRole]
+    read_roles = FLOOR_READERS
+
+    def get_queryset(self) -> Any:
+        found = Coup.objects.select_related("shift__table", "pack", "reglement").order_by(
+            "opened_at", "id"
+        )
+        params = self.request.query_params
+        for name, lookup in (
+            ("shift", "shift_id"),
+            ("table", "shift__table__number"),
+            ("date", "opened_at__date"),
+            ("result", "outcome__result"),
+        ):
+            value = params.get(name)
+            if value:
+                if name in ("shift", "table") and not value.isdigit():
+                    raise serializers.ValidationError({name: "a number"})
+                found = found.filter(**{lookup: value})
+        return found
+
+
 class CoupDetail(generics.RetrieveAPIView[Coup]):
     """A coup: its cards, stakes, outcome and settlements."""
 

@@ -203,3 +203,17 @@ def test_the_schema_is_complete_and_valid():
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_regulators_list_coups_by_seance_table_and_result(api, cast, shift, sixain_in_play):
+    body = {
+        "shift_id": shift.pk,
+        "cards": ["KS", "7H", "9D", "2C", "5S", "TH", "QD", "AS", "4C", "3H", "9S"],
+    }
+    act(api(cast.tailleur), "/api/v1/coups/batch", body)
+    listing = api(cast.inspecteur).get(f"/api/v1/coups/list?shift={shift.pk}&result=noir")
+    assert listing.status_code == 200
+    assert [c["outcome"]["result"] for c in listing.json()["results"]] == ["noir"]
+    assert api(cast.inspecteur).get("/api/v1/coups/list?result=rouge").json()["count"] == 0
+    assert api(cast.inspecteur).get("/api/v1/coups/list?table=x").status_code == 400
+    assert api(cast.outsider).get("/api/v1/coups/list").status_code == 403
