@@ -7,8 +7,8 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404, render
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 
 from audit.models import (
@@ -19,8 +19,7 @@ from audit.models import (
     ChainVerification,
 )
 from audit.services import anomaly_review
-from casino.admin_base import RecordAdmin, pretty_json
-from casino.errors import DomainError
+from casino.admin_base import RecordAdmin, RecordInline, pretty_json
 
 
 @admin.register(AuditEvent)
@@ -42,9 +41,6 @@ class AuditEventAdmin(RecordAdmin):
     ]
     fields = readonly_fields
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return self.readonly_fields
-
     @admin.display(description="hash")
     def short_hash(self, event: AuditEvent) -> str:
         return event.hash[:16] + "…"
@@ -60,15 +56,9 @@ class ChainVerificationAdmin(RecordAdmin):
     list_filter = ["ok"]
 
 
-class AnomalyReviewInline(admin.TabularInline):  # type: ignore[type-arg]
+class AnomalyReviewInline(RecordInline):
     model = AnomalyReview
     fields = ["at", "actor", "from_state", "to_state", "reason"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class ReviewForm(forms.Form):
@@ -105,9 +95,6 @@ class AnomalyAdmin(RecordAdmin):
     ]
     fields = readonly_fields
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return self.readonly_fields
-
     @admin.display(description="objet / subject")
     def subject(self, anomaly: Anomaly) -> str:
         return f"{anomaly.subject_type}:{anomaly.subject_id}" if anomaly.subject_type else "–"
@@ -133,25 +120,17 @@ class AnomalyAdmin(RecordAdmin):
         anomaly = get_object_or_404(Anomaly, pk=pk)
         if not self.has_view_permission(request, anomaly):
             return HttpResponse(status=403)
-        form = ReviewForm(request.POST or None, anomaly=anomaly)
-        if request.method == "POST" and form.is_valid():
-            try:
-                anomaly_review(
-                    actor=request.user,
-                    anomaly_id=anomaly.pk,
-                    to_state=form.cleaned_data["to_state"],
-                    reason=form.cleaned_data["reason"],
-                )
-            except DomainError as exc:
-                form.add_error(None, exc.message)
-            else:
-                self.message_user(request, "Examen enregistré / Review recorded", messages.SUCCESS)
-                return HttpResponseRedirect(reverse("admin:audit_anomaly_change", args=[pk]))
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "anomaly": anomaly,
-            "form": form,
-            "title": f"Examiner / Review: {anomaly}",
-        }
-        return render(request, "admin/audit/anomaly/review.html", context)
+
+        def act(data: dict[str, Any]) -> tuple[str, int]:
+            anomaly_review(actor=request.user, anomaly_id=anomaly.pk, **data)
+            return "Examen enregistré / Review recorded", messages.SUCCESS
+
+        return self.act_view(
+            request,
+            form=ReviewForm(request.POST or None, anomaly=anomaly),
+            act=act,
+            done_url=reverse("admin:audit_anomaly_change", args=[pk]),
+            template="admin/audit/anomaly/review.html",
+            anomaly=anomaly,
+            title=f"Examiner / Review: {anomaly}",
+        )

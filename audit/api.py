@@ -15,6 +15,7 @@ from audit.models import Anomaly, AnomalyReview, AnomalyState, AuditEvent
 from audit.services import anomaly_review
 from casino.api.idempotency import idempotent
 from casino.api.permissions import OVERSIGHT, HoldsRole
+from casino.api.serializers import StrictSerializer
 from casino.people.roles import Role
 
 
@@ -124,15 +125,9 @@ class AnomalyDetail(generics.RetrieveAPIView[Anomaly]):
     queryset = Anomaly.objects.prefetch_related("reviews__actor")
 
 
-class ReviewInput(serializers.Serializer[Any]):
+class ReviewInput(StrictSerializer):
     to_state = serializers.ChoiceField(choices=AnomalyState.choices)
     reason = serializers.CharField(allow_blank=True)
-
-    def validate(self, attrs: Any) -> Any:
-        unknown = set(self.initial_data) - set(self.fields)
-        if unknown:
-            raise serializers.ValidationError({sorted(unknown)[0]: "unknown field"})
-        return attrs
 
 
 class AnomalyReviewCreate(APIView):

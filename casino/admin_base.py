@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.contrib import admin
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
 from django.utils.html import format_html
+
+from casino.errors import DomainError
 
 
 class RecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
@@ -25,8 +30,45 @@ class RecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def act_view(
+        self,
+        request: HttpRequest,
+        *,
+        form: forms.Form,
+        act: Callable[[dict[str, Any]], tuple[str, int]],
+        done_url: str,
+        template: str,
+        **context: Any,
+    ) -> HttpResponse:
+        """An admin page whose form calls one service: ``act(cleaned_data)`` returns the message
+        and its level; a refusal (DomainError) is shown on the form and nothing is recorded."""
+        if request.method == "POST" and form.is_valid():
+            try:
+                message, level = act(form.cleaned_data)
+            except DomainError as exc:
+                form.add_error(None, exc.message)
+            else:
+                self.message_user(request, message, level)
+                return HttpResponseRedirect(done_url)
+        page = {**self.admin_site.each_context(request), "opts": self.model._meta, "form": form}
+        return render(request, template, {**page, **context})
+
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return [f.name for f in self.model._meta.fields]
+        # The fields a page declares (computed displays included), else every model field.
+        return self.readonly_fields or [f.name for f in self.model._meta.fields]
+
+
+class RecordInline(admin.TabularInline):  # type: ignore[type-arg]
+    """Related records shown on a record's page: its ``fields``, read-only, nothing added."""
+
+    extra = 0
+    can_delete = False
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self.fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 def pretty_json(value: Any) -> str:

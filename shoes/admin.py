@@ -7,13 +7,12 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404, render
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from casino.admin_base import RecordAdmin
-from casino.errors import DomainError
+from casino.admin_base import RecordAdmin, RecordInline
 from casino.floor.models import Table
 from shoes.models import Pack, PackEvent, PackState, Reconciliation, RegisterVisa, SealVerification
 from shoes.services import current_shift, seal_verify
@@ -34,27 +33,15 @@ class TableFilter(admin.SimpleListFilter):
         return queryset
 
 
-class VerificationInline(admin.TabularInline):  # type: ignore[type-arg]
+class VerificationInline(RecordInline):
     model = SealVerification
     fields = ["at", "commissaire", "seal_number_read", "verdict", "remarks"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
-class TimelineInline(admin.TabularInline):  # type: ignore[type-arg]
+class TimelineInline(RecordInline):
     model = PackEvent
     verbose_name_plural = "historique / timeline"
     fields = ["at", "kind", "actor", "table", "shift", "person", "details"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class VerifyForm(forms.Form):
@@ -87,9 +74,6 @@ class PackAdmin(RecordAdmin):
         "verify_link",
     ]
     fields = readonly_fields
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return self.readonly_fields
 
     @admin.display(description="table")
     def table(self, pack: Pack) -> str:
@@ -127,26 +111,21 @@ class PackAdmin(RecordAdmin):
         pack = get_object_or_404(Pack, pk=pk)
         if not self.has_view_permission(request, pack):
             return HttpResponse(status=403)
-        form = VerifyForm(request.POST or None)
-        if request.method == "POST" and form.is_valid():
-            try:
-                verification = seal_verify(actor=request.user, pack_id=pack.pk, **form.cleaned_data)
-            except DomainError as exc:
-                form.add_error(None, exc.message)
-            else:
-                level = messages.SUCCESS if verification.verdict == "intact" else messages.ERROR
-                self.message_user(
-                    request, f"Scellé / seal: {verification.get_verdict_display()}", level
-                )
-                return HttpResponseRedirect(reverse("admin:shoes_pack_change", args=[pk]))
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "pack": pack,
-            "form": form,
-            "title": f"Vérifier le scellé / Verify: {pack}",
-        }
-        return render(request, "admin/shoes/pack/verify.html", context)
+
+        def act(data: dict[str, Any]) -> tuple[str, int]:
+            verification = seal_verify(actor=request.user, pack_id=pack.pk, **data)
+            level = messages.SUCCESS if verification.verdict == "intact" else messages.ERROR
+            return f"Scellé / seal: {verification.get_verdict_display()}", level
+
+        return self.act_view(
+            request,
+            form=VerifyForm(request.POST or None),
+            act=act,
+            done_url=reverse("admin:shoes_pack_change", args=[pk]),
+            template="admin/shoes/pack/verify.html",
+            pack=pack,
+            title=f"Vérifier le scellé / Verify: {pack}",
+        )
 
 
 class VisaForm(forms.Form):
@@ -174,27 +153,21 @@ class RegisterVisaAdmin(RecordAdmin):
         if not self.has_view_permission(request):
             return HttpResponse(status=403)
         today = clock.now().date()
-        received = Pack.objects.filter(received_at__date=today)
-        form = VisaForm(request.POST or None)
-        if request.method == "POST" and form.is_valid():
-            try:
-                register_visa(actor=request.user, day=today, **form.cleaned_data)
-            except DomainError as exc:
-                form.add_error(None, exc.message)
-            else:
-                self.message_user(
-                    request, f"Visa du {today} enregistré / recorded", messages.SUCCESS
-                )
-                return HttpResponseRedirect(reverse("admin:shoes_registervisa_changelist"))
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "form": form,
-            "day": today,
-            "received": received,
-            "title": f"Viser le registre du {today} / Sign the register of {today}",
-        }
-        return render(request, "admin/shoes/registervisa/sign.html", context)
+
+        def act(data: dict[str, Any]) -> tuple[str, int]:
+            register_visa(actor=request.user, day=today, **data)
+            return f"Visa du {today} enregistré / recorded", messages.SUCCESS
+
+        return self.act_view(
+            request,
+            form=VisaForm(request.POST or None),
+            act=act,
+            done_url=reverse("admin:shoes_registervisa_changelist"),
+            template="admin/shoes/registervisa/sign.html",
+            day=today,
+            received=Pack.objects.filter(received_at__date=today),
+            title=f"Viser le registre du {today} / Sign the register of {today}",
+        )
 
 
 @admin.register(Reconciliation)

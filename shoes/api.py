@@ -13,21 +13,10 @@ from rest_framework.views import APIView
 
 from casino.api.idempotency import idempotent
 from casino.api.permissions import OVERSIGHT, HoldsRole
+from casino.api.serializers import StrictSerializer
 from casino.people.roles import Role
 from shoes import services
 from shoes.models import Pack, PackEvent, PackKind, RegisterVisa, SealVerification
-
-
-class StrictSerializer(serializers.Serializer[Any]):
-    """An input that refuses unknown fields, before anything else: a typo must not be silently
-    ignored, nor reported as the missing field it was meant to be."""
-
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, dict):
-            unknown = set(data) - set(self.fields)
-            if unknown:
-                raise serializers.ValidationError({sorted(unknown)[0]: "unknown field"})
-        return super().to_internal_value(data)
 
 
 class PackEventSerializer(serializers.ModelSerializer[PackEvent]):

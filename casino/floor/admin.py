@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from casino.admin_base import RecordAdmin, pretty_json
+from casino.admin_base import RecordAdmin, RecordInline, pretty_json
 from casino.floor.models import (
     Account,
     Coup,
@@ -35,9 +35,6 @@ class PostedReglementAdmin(RecordAdmin):
     ]
     fields = readonly_fields
 
-    def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return self.readonly_fields
-
     @admin.display(description="articles (fr / en)")
     def articles_text(self, posted: PostedReglement) -> str:
         from django.utils.html import format_html_join
@@ -60,15 +57,9 @@ class TableAdmin(RecordAdmin):
     list_display = ["number", "game", "reglement", "min_stake", "max_stake"]
 
 
-class CountInline(admin.TabularInline):  # type: ignore[type-arg]
+class CountInline(RecordInline):
     model = FloatCount
     fields = ["moment", "chips", "total", "counted_by", "countersigned_by", "at"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return False
 
 
 @admin.register(Shift)
@@ -79,9 +70,6 @@ class ShiftAdmin(RecordAdmin):
     inlines = [CountInline]
     readonly_fields = ["table", "opened_at", "opened_by", "closed_at", "figures", "cash_rundown"]
     fields = readonly_fields
-
-    def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return self.readonly_fields
 
     @admin.display(description="coups, drop, win, hold")
     def figures(self, shift: Shift) -> str:
@@ -118,26 +106,14 @@ class MovementAdmin(RecordAdmin):
     date_hierarchy = "at"
 
 
-class StakeInline(admin.TabularInline):  # type: ignore[type-arg]
+class StakeInline(RecordInline):
     model = Stake
     fields = ["ref", "holder", "chance", "amount", "insured", "on_refait", "placed_by", "placed_at"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return False
 
 
-class SettlementInline(admin.TabularInline):  # type: ignore[type-arg]
+class SettlementInline(RecordInline):
     model = Settlement
     fields = ["stake", "outcome", "paid", "returned", "to_bank", "premium", "held", "level"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return False
 
 
 @admin.register(Coup)
@@ -161,9 +137,6 @@ class CoupAdmin(RecordAdmin):
         "movements",
     ]
     fields = readonly_fields
-
-    def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return self.readonly_fields
 
     def _outcome(self, coup: Coup) -> CoupResult | None:
         return getattr(coup, "outcome", None)

@@ -15,11 +15,11 @@ from rest_framework.views import APIView
 
 from casino.api.idempotency import idempotent
 from casino.api.permissions import OVERSIGHT, HoldsRole
+from casino.api.serializers import StrictSerializer
 from casino.errors import NotFound
 from casino.floor import coups, services
 from casino.floor.models import Coup, PostedReglement, Settlement, Shift, Stake
 from casino.people.roles import Role
-from shoes.api import StrictSerializer
 
 FLOOR_READERS = (*OVERSIGHT, Role.CHEF_DE_PARTIE, Role.TAILLEUR, Role.CROUPIER, Role.CAISSIER)
 

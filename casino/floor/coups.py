@@ -6,8 +6,6 @@ Refusals that are evidence (a stake after the first card) are committed before t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import replace
 from typing import Any
 
 from django.db import transaction
@@ -28,7 +26,7 @@ from casino.floor.models import (
     Stake,
     StakeWithdrawal,
 )
-from casino.floor.services import Entry, house_account, ledger_post, table_account
+from casino.floor.services import Entry, ledger_post, table_account
 from casino.games.cards import card
 from casino.games.errors import GameError
 from casino.games.reglement import Reglement
@@ -40,6 +38,7 @@ from casino.games.trente_et_quarante import (
     Prisoner,
     RefaitChoice,
     Result,
+    check_stake,
     count_rule_ends,
     points,
     refund_at_end,
@@ -101,8 +100,9 @@ def _phase(coup: Coup, *phases: CoupPhase, act: str) -> None:
 
 
 def rules_of(coup: Coup) -> Reglement:
+    """The règlement version the coup is played under, with its table's limits."""
     table = coup.shift.table
-    return replace(coup.reglement.engine(), min_stake=table.min_stake, max_stake=table.max_stake)
+    return coup.reglement.with_limits(min_stake=table.min_stake, max_stake=table.max_stake)
 
 
 def table_prison(shift: Shift) -> list[Prisoner]:
@@ -245,8 +245,6 @@ def stake_place(
                 )
             engine_stake = EngineStake(ref, Chance(chance), amount, insured, _on_refait(on_refait))
             try:
-                from casino.games.trente_et_quarante import check_stake
-
                 check_stake(engine_stake, rules_of(coup))
             except GameError as exc:
                 raise StakeRefused(exc.message, where=exc.where) from None
@@ -597,11 +595,3 @@ def coup_settle(
                 actor=actor, pack=coup.pack, reason="cut_card" if cut_card else rules.end_rule
             )
         return result
-
-
-def settled_coups(shift: Shift) -> Iterable[Coup]:
-    return shift.coups.filter(phase=CoupPhase.SETTLED).select_related("outcome")
-
-
-def cage() -> Account:
-    return house_account(Account.Kind.CAGE)

@@ -5,6 +5,8 @@ Coups and stakes come next (issue 5, in progress).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pgtrigger
 from django.conf import settings
 from django.db import models
@@ -54,6 +56,10 @@ class PostedReglement(models.Model):
     def engine(self) -> Reglement:
         return Reglement.from_json(self.parameters)
 
+    def with_limits(self, *, min_stake: int, max_stake: int) -> Reglement:
+        """The engine's règlement with a table's limits (validated: ``max_stake_ratio``...)."""
+        return replace(self.engine(), min_stake=min_stake, max_stake=max_stake)
+
 
 class Table(models.Model):
     """A table: its game, number, limits and the règlement posted there."""
@@ -80,9 +86,7 @@ class Table(models.Model):
 
     def rules(self) -> Reglement:
         """The engine's règlement at this table: the posted version with the table's limits."""
-        from dataclasses import replace
-
-        return replace(self.reglement.engine(), min_stake=self.min_stake, max_stake=self.max_stake)
+        return self.reglement.with_limits(min_stake=self.min_stake, max_stake=self.max_stake)
 
 
 class Shift(models.Model):

@@ -8,8 +8,8 @@ from django.db.models import Sum
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from casino.floor.models import Account, Coup, Movement, Shift
-from casino.floor.services import rundown, table_account
+from casino.floor.models import Coup, Movement, Shift
+from casino.floor.services import rundown
 
 SUIT_GLYPHS = {
     "S": ("♠", "black"),
@@ -68,7 +68,6 @@ def shift_figures(shift: Shift) -> ShiftFigures:
         )["s"]
         or 0
     )
-    _ = table_account(shift.table, Account.Kind.BANK)
     return ShiftFigures(
         shift.coups.filter(phase="settled").count(), int(drop), rundown(shift).result
     )

@@ -130,7 +130,7 @@ def reglement_load_presets(*, actor: Any, effective_from: dt.date) -> list[Poste
 
 def _limits(posted: PostedReglement, min_stake: int, max_stake: int) -> Reglement:
     try:
-        return replace(posted.engine(), min_stake=min_stake, max_stake=max_stake)
+        return posted.with_limits(min_stake=min_stake, max_stake=max_stake)
     except GameError as exc:
         raise InvalidReglementPosting(
             exc.message, where=(exc.where or "").replace("reglement.", "")
