@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, QuerySet
 
 from audit.chain import audit_record
 from audit.models import Severity
@@ -113,6 +113,14 @@ def _record(
         },
     )
     return event
+
+
+def packs_at(table_id: int, *states: PackState) -> QuerySet[Pack]:
+    """The packs opened at this table that are now in one of ``states`` (one query: a pack is
+    opened once, at one table)."""
+    return Pack.objects.filter(
+        state__in=states, events__kind=PackEvent.Kind.OPENED, events__table_id=table_id
+    ).order_by("id")
 
 
 def current_shift(pack: Pack) -> Shift | None:
@@ -274,13 +282,9 @@ def pack_open(*, actor: Any, pack_id: int, shift_id: int) -> Pack:
             f"not a {pack.get_kind_display()}",
             where="pack",
         )
-    busy = [
-        p
-        for p in Pack.objects.filter(state__in=IN_USE)
-        if (s := current_shift(p)) is not None and s.table_id == table.pk
-    ]
-    if busy:
-        raise Conflict(f"{table} already has pack {busy[0].seal_number} in use", where="shift")
+    busy = packs_at(table.pk, *IN_USE).first()
+    if busy is not None:
+        raise Conflict(f"{table} already has pack {busy.seal_number} in use", where="shift")
     _record(pack, actor, PackEvent.Kind.OPENED, to_state=PackState.OPENED, table=table, shift=shift)
     return pack
 

@@ -26,7 +26,7 @@ from casino.floor.models import (
     Stake,
     StakeWithdrawal,
 )
-from casino.floor.services import Entry, ledger_post, table_account
+from casino.floor.services import Entry, ledger_post, table_account, table_accounts
 from casino.games.cards import card
 from casino.games.errors import GameError
 from casino.games.reglement import Reglement
@@ -49,8 +49,8 @@ from casino.games.trente_et_quarante import Stake as EngineStake
 from casino.people.roles import Role
 from casino.people.services import require_role
 from shoes.errors import CardRefused
-from shoes.models import Pack, PackState
-from shoes.services import card_lay, cards_left, current_shift, taille_ends
+from shoes.models import PackState
+from shoes.services import card_lay, cards_left, packs_at, taille_ends
 
 
 class BettingClosed(DomainError):
@@ -84,7 +84,7 @@ TABLE_STAFF = (Role.TAILLEUR, Role.CROUPIER)
 def _lock(coup_id: int) -> Coup:
     try:
         return (
-            Coup.objects.select_for_update()
+            Coup.objects.select_for_update(of=("self",))
             .select_related("shift__table", "pack", "reglement")
             .get(pk=coup_id)
         )
@@ -124,19 +124,14 @@ def table_prison(shift: Shift) -> list[Prisoner]:
 def coup_open(*, actor: Any, shift_id: int) -> Coup:
     """ "Messieurs, faites vos jeux": a new coup on the pack in play at this table."""
     require_role(actor, Role.TAILLEUR, act="opening a coup")
-    shift = Shift.objects.select_for_update().select_related("table").get(pk=shift_id)
+    shift = Shift.objects.select_for_update(of=("self",)).select_related("table").get(pk=shift_id)
     if shift.closed_at is not None:
         raise Conflict(f"séance {shift.pk} is closed", where="shift")
     if Coup.objects.filter(shift__table=shift.table).exclude(phase=CoupPhase.SETTLED).exists():
         raise Conflict(f"{shift.table} has a coup in progress", where="shift")
-    packs = [
-        p
-        for p in Pack.objects.filter(state=PackState.IN_PLAY)
-        if (s := current_shift(p)) is not None and s.table_id == shift.table_id
-    ]
-    if not packs:
+    pack = packs_at(shift.table_id, PackState.IN_PLAY).first()
+    if pack is None:
         raise Conflict(f"{shift.table} has no pack in play (shuffled and cut)", where="pack")
-    pack = packs[0]
     coup = Coup.objects.create(
         shift=shift,
         pack=pack,
@@ -389,13 +384,14 @@ def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
     raise refused
 
 
-def _entries(coup: Coup, s: EngineSettlement, stake: Stake) -> tuple[list[Entry], list[Entry]]:
+def _entries(
+    coup: Coup, s: EngineSettlement, stake: Stake, accounts: dict[str, Account]
+) -> tuple[list[Entry], list[Entry]]:
     """The movements of one settlement: (collections, payments), so that losers are collected
     before winners are paid (1.2.9)."""
-    table = coup.shift.table
-    layout = table_account(table, Account.Kind.LAYOUT)
-    bank = table_account(table, Account.Kind.BANK)
-    prison = table_account(table, Account.Kind.PRISON)
+    layout = accounts[Account.Kind.LAYOUT]
+    bank = accounts[Account.Kind.BANK]
+    prison = accounts[Account.Kind.PRISON]
     holder = stake.holder
     ref = f"coup:{coup.pk}:stake:{stake.pk}"
     key = f"coup:{coup.pk}:stake:{stake.pk}:{s.outcome.value}"
@@ -501,14 +497,23 @@ def coup_settle(
             refunds, carried = refund_at_end(prison_after, rules)
             results.extend(refunds)
             prison_after = list(carried)
-        by_pk = {s.pk: s for s in Stake.objects.filter(pk__in=[int(r.stake) for r in results])}
+        by_pk = {
+            s.pk: s
+            for s in Stake.objects.select_related("holder").filter(
+                pk__in=[int(r.stake) for r in results]
+            )
+        }
+        accounts = table_accounts(coup.shift.table)
         collections: list[Entry] = []
         payments: list[Entry] = []
         for r in results:
-            stake = by_pk[int(r.stake)]
-            Settlement.objects.create(
+            collect, pay = _entries(coup, r, by_pk[int(r.stake)], accounts)
+            collections += collect
+            payments += pay
+        Settlement.objects.bulk_create(
+            Settlement(
                 coup=coup,
-                stake=stake,
+                stake=by_pk[int(r.stake)],
                 outcome=r.outcome.value,
                 paid=r.paid,
                 returned=r.returned,
@@ -517,9 +522,8 @@ def coup_settle(
                 held=r.held,
                 level=r.level,
             )
-            collect, pay = _entries(coup, r, stake)
-            collections += collect
-            payments += pay
+            for r in results
+        )
         ledger_post(actor=actor, shift=coup.shift, entries=[*collections, *payments])
         announcement = outcome.announcement
         result = CoupResult.objects.create(

@@ -175,6 +175,11 @@ def table_account(table: Table, kind: Account.Kind) -> Account:
     return Account.objects.get(table=table, kind=kind)
 
 
+def table_accounts(table: Table) -> dict[str, Account]:
+    """The table's layout, bank and prison accounts by kind, in one query."""
+    return {a.kind: a for a in Account.objects.filter(table=table).exclude(kind=Account.Kind.SEAT)}
+
+
 def house_account(kind: Account.Kind) -> Account:
     """The cage or the outside world (one each for the house), made on first use."""
     account, _ = Account.objects.get_or_create(
@@ -333,7 +338,7 @@ def _cash_transfer(
 ) -> Movement:
     require_role(actor, Role.CAISSIER, act=f"recording a {kind}")
     require_role(table_party, Role.CHEF_DE_PARTIE, act=f"receiving a {kind} at the table")
-    shift = Shift.objects.select_for_update().select_related("table").get(pk=shift_id)
+    shift = Shift.objects.select_for_update(of=("self",)).select_related("table").get(pk=shift_id)
     if shift.closed_at is not None:
         raise Conflict(f"séance {shift.pk} is closed", where="shift")
     cage = house_account(Account.Kind.CAGE)
@@ -428,7 +433,7 @@ def shift_close(
     """Close the séance with the closing count certified; a difference with the rundown raises
     a ``cash_variance`` anomaly with the exact amount."""
     require_role(actor, Role.CHEF_DE_PARTIE, act="closing a séance")
-    shift = Shift.objects.select_for_update().select_related("table").get(pk=shift.pk)
+    shift = Shift.objects.select_for_update(of=("self",)).select_related("table").get(pk=shift.pk)
     if shift.closed_at is not None:
         raise Conflict(f"séance {shift.pk} is already closed", where="shift")
     count = _count(shift, FloatCount.Moment.CLOSING, chips, counted_by, countersigned_by)
