@@ -253,6 +253,8 @@ def shift(cast, table):
         chips=FLOAT,
         counted_by=cast.croupier,
         countersigned_by=cast.directeur,
+        tailleur=cast.tailleur,
+        croupiers=[cast.croupier],
     )
 
 

@@ -7,6 +7,7 @@ from casino.floor.models import (
     Account,
     Coup,
     CoupResult,
+    Duty,
     FloatCount,
     Movement,
     PostedReglement,
@@ -62,12 +63,38 @@ class CountInline(RecordInline):
     fields = ["moment", "chips", "total", "counted_by", "countersigned_by", "at"]
 
 
+class DutyInline(RecordInline):
+    model = Duty
+    fields = ["person", "post", "started_at", "assigned_by", "ended"]
+    verbose_name_plural = "personnel de service / staff on duty"
+
+    @admin.display(description="fin / end")
+    def ended(self, duty: Duty) -> str:
+        end = getattr(duty, "end", None)
+        return "–" if end is None else f"{end.at:%Y-%m-%d %H:%M} ({end.reason})"
+
+
+class ShiftCoupInline(RecordInline):
+    model = Coup
+    fields = ["number", "pack", "phase", "outcome_line"]
+    show_change_link = True
+    verbose_name_plural = "coups"
+
+    @admin.display(description="résultat / result")
+    def outcome_line(self, coup: Coup) -> str:
+        o = getattr(coup, "outcome", None)
+        if o is None:
+            return "–"
+        void = " (nul / void)" if o.void else ""
+        return f"{o.noir_total} / {o.rouge_total} · {o.result} {o.couleur}{void}"
+
+
 @admin.register(Shift)
 class ShiftAdmin(RecordAdmin):
     list_display = ["table", "opened_at", "opened_by", "closed_at", "figures"]
     list_filter = ["table"]
     date_hierarchy = "opened_at"
-    inlines = [CountInline]
+    inlines = [DutyInline, CountInline, ShiftCoupInline]
     readonly_fields = ["table", "opened_at", "opened_by", "closed_at", "figures", "cash_rundown"]
     fields = readonly_fields
 

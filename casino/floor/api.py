@@ -7,7 +7,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,7 +18,7 @@ from casino.api.permissions import OVERSIGHT, HoldsRole
 from casino.api.serializers import StrictSerializer
 from casino.errors import NotFound
 from casino.floor import coups, services
-from casino.floor.models import Coup, PostedReglement, Settlement, Shift, Stake
+from casino.floor.models import Coup, Duty, PostedReglement, Settlement, Shift, Stake
 from casino.people.roles import Role
 
 FLOOR_READERS = (*OVERSIGHT, Role.CHEF_DE_PARTIE, Role.TAILLEUR, Role.CROUPIER, Role.CAISSIER)
@@ -87,13 +87,30 @@ class RundownSerializer(serializers.Serializer[Any]):
     variance = serializers.IntegerField(allow_null=True)
 
 
+class DutySerializer(serializers.ModelSerializer[Duty]):
+    person = serializers.CharField(source="person.username")
+    assigned_by = serializers.CharField(source="assigned_by.username")
+    ended_at = serializers.DateTimeField(source="end.at", allow_null=True, default=None)
+    end_reason = serializers.CharField(source="end.reason", allow_null=True, default=None)
+
+    class Meta:
+        model = Duty
+        fields = ["id", "person", "post", "started_at", "assigned_by", "ended_at", "end_reason"]
+
+
 class ShiftSerializer(serializers.ModelSerializer[Shift]):
     table = serializers.IntegerField(source="table.number")
+    staff = serializers.SerializerMethodField()
     rundown = serializers.SerializerMethodField()
 
     class Meta:
         model = Shift
-        fields = ["id", "table", "opened_at", "closed_at", "rundown"]
+        fields = ["id", "table", "opened_at", "closed_at", "staff", "rundown"]
+
+    @extend_schema_field(DutySerializer(many=True))
+    def get_staff(self, shift: Shift) -> list[dict[str, Any]]:
+        duties = shift.duties.select_related("person", "assigned_by", "end")
+        return list(DutySerializer(duties, many=True).data)
 
     def get_rundown(self, shift: Shift) -> dict[str, Any]:
         return dict(RundownSerializer(services.rundown(shift)).data)
@@ -107,6 +124,10 @@ class CountInput(StrictSerializer):
 
 class ShiftOpenInput(CountInput):
     table = serializers.IntegerField(min_value=1, help_text="table number")
+    tailleur = serializers.CharField(help_text="username of the tailleur on duty")
+    croupiers = serializers.ListField(
+        child=serializers.CharField(), min_length=1, help_text="usernames of the croupiers"
+    )
 
 
 class ShiftOpen(APIView):
@@ -130,8 +151,48 @@ class ShiftOpen(APIView):
             chips=v["chips"],
             counted_by=_user(v["counted_by"], "counted_by"),
             countersigned_by=_user(v["countersigned_by"], "countersigned_by"),
+            tailleur=_user(v["tailleur"], "tailleur"),
+            croupiers=[_user(name, f"croupiers[{i}]") for i, name in enumerate(v["croupiers"])],
         )
         return Response(ShiftSerializer(shift).data, status=201)
+
+
+class DutyInput(StrictSerializer):
+    person = serializers.CharField(help_text="username")
+    post = serializers.ChoiceField(choices=Duty.Post.choices)
+
+
+class DutyAssign(APIView):
+    """The chef de partie puts a tailleur (relieving the one dealing) or a croupier on duty."""
+
+    @extend_schema(request=DutyInput, responses=ShiftSerializer)
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        data = DutyInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.duty_assign(
+            actor=request.user,
+            shift_id=pk,
+            person=_user(data.validated_data["person"], "person"),
+            post=data.validated_data["post"],
+        )
+        return Response(ShiftSerializer(Shift.objects.get(pk=pk)).data, status=201)
+
+
+class DutyEndInput(StrictSerializer):
+    reason = serializers.CharField(max_length=40)
+
+
+class DutyOff(APIView):
+    """The chef de partie takes someone off duty."""
+
+    @extend_schema(request=DutyEndInput, responses=ShiftSerializer)
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        data = DutyEndInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        end = services.duty_end(actor=request.user, duty_id=pk, **data.validated_data)
+        return Response(ShiftSerializer(end.duty.shift).data, status=201)
 
 
 class ShiftClose(APIView):

@@ -20,13 +20,21 @@ from casino.floor.models import (
     Coup,
     CoupPhase,
     CoupResult,
+    Duty,
     Movement,
     Settlement,
     Shift,
     Stake,
     StakeWithdrawal,
 )
-from casino.floor.services import Entry, ledger_post, table_account, table_accounts
+from casino.floor.services import (
+    Entry,
+    ledger_post,
+    open_shift_locked,
+    require_on_duty,
+    table_account,
+    table_accounts,
+)
 from casino.games.cards import card
 from casino.games.errors import GameError
 from casino.games.reglement import Reglement
@@ -79,6 +87,8 @@ class IllegalCoupPhase(Conflict):
 
 
 TABLE_STAFF = (Role.TAILLEUR, Role.CROUPIER)
+TAILLEUR = Duty.Post.TAILLEUR
+AT_THE_TABLE = (Duty.Post.TAILLEUR, Duty.Post.CROUPIER)
 
 
 def _lock(coup_id: int) -> Coup:
@@ -124,9 +134,8 @@ def table_prison(shift: Shift) -> list[Prisoner]:
 def coup_open(*, actor: Any, shift_id: int) -> Coup:
     """ "Messieurs, faites vos jeux": a new coup on the pack in play at this table."""
     require_role(actor, Role.TAILLEUR, act="opening a coup")
-    shift = Shift.objects.select_for_update(of=("self",)).select_related("table").get(pk=shift_id)
-    if shift.closed_at is not None:
-        raise Conflict(f"séance {shift.pk} is closed", where="shift")
+    shift = open_shift_locked(shift_id)
+    require_on_duty(shift, actor, TAILLEUR, act="opening a coup")
     if Coup.objects.filter(shift__table=shift.table).exclude(phase=CoupPhase.SETTLED).exists():
         raise Conflict(f"{shift.table} has a coup in progress", where="shift")
     pack = packs_at(shift.table_id, PackState.IN_PLAY).first()
@@ -221,6 +230,7 @@ def stake_place(
     require_role(actor, *TABLE_STAFF, act="placing a stake")
     with transaction.atomic():
         coup = _lock(coup_id)
+        require_on_duty(coup.shift, actor, *AT_THE_TABLE, act="placing a stake")
         if coup.phase in (CoupPhase.DEALING, CoupPhase.COMPLETE, CoupPhase.SETTLED):
             late = _late(
                 coup,
@@ -295,6 +305,7 @@ def stake_withdraw(*, actor: Any, stake_id: int) -> StakeWithdrawal:
     with transaction.atomic():
         stake = Stake.objects.select_related("coup").get(pk=stake_id)
         coup = _lock(stake.coup_id)
+        require_on_duty(coup.shift, actor, *AT_THE_TABLE, act="withdrawing a stake")
         if coup.phase not in (CoupPhase.BETTING, CoupPhase.CLOSED):
             late = _late(coup, actor, "a withdrawal", {"stake": stake.pk, "ref": stake.ref})
         else:
@@ -330,6 +341,7 @@ def coup_close_betting(*, actor: Any, coup_id: int) -> Coup:
     """ "Le jeu est fait"."""
     require_role(actor, Role.TAILLEUR, act="closing the betting")
     coup = _lock(coup_id)
+    require_on_duty(coup.shift, actor, TAILLEUR, act="closing the betting")
     _phase(coup, CoupPhase.BETTING, act="closing the betting")
     coup.phase = CoupPhase.CLOSED
     coup.save(update_fields=["phase"])
@@ -355,6 +367,7 @@ def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
     require_role(actor, Role.TAILLEUR, act="laying a card")
     with transaction.atomic():
         coup = _lock(coup_id)
+        require_on_duty(coup.shift, actor, TAILLEUR, act="laying a card")
         _phase(coup, CoupPhase.CLOSED, CoupPhase.DEALING, act="laying a card")
         rules = rules_of(coup)
         deal = _deal(coup, rules)
@@ -461,6 +474,7 @@ def coup_settle(
     require_role(actor, *TABLE_STAFF, act="settling a coup")
     with transaction.atomic():
         coup = _lock(coup_id)
+        require_on_duty(coup.shift, actor, *AT_THE_TABLE, act="settling a coup")
         rules = rules_of(coup)
         deal = _deal(coup, rules)
         if not cut_card:

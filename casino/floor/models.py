@@ -1,6 +1,6 @@
 """The gaming floor: posted règlements, tables and their séances, the float counts and the ledger.
 
-Coups and stakes come next (issue 5, in progress).
+Coups, stakes and their settlement are below; the acts that write them are in ``coups.py``.
 """
 
 from __future__ import annotations
@@ -122,6 +122,46 @@ class Shift(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} · {self.opened_at:%Y-%m-%d %H:%M}"
+
+
+class Duty(models.Model):
+    """Who works a séance and as what: the tailleur who deals and the croupiers, assigned by the
+    chef de partie. A relief is a new duty; the duty it ends gets a ``DutyEnd``."""
+
+    class Post(models.TextChoices):
+        TAILLEUR = "tailleur", "tailleur"
+        CROUPIER = "croupier", "croupier"
+
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="duties")
+    person = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    post = models.CharField(max_length=12, choices=Post.choices)
+    started_at = models.DateTimeField()
+    assigned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["started_at", "id"]
+        verbose_name_plural = "duties"
+        triggers = append_only()
+
+    def __str__(self) -> str:
+        return f"{self.person} as {self.post}"
+
+
+class DutyEnd(models.Model):
+    """The end of a duty: relieved, or the séance closed."""
+
+    duty = models.OneToOneField(Duty, on_delete=models.PROTECT, related_name="end")
+    at = models.DateTimeField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reason = models.CharField(max_length=40)
+
+    class Meta:
+        triggers = append_only()
+
+    def __str__(self) -> str:
+        return f"end of {self.duty}: {self.reason}"
 
 
 class FloatCount(models.Model):

@@ -19,6 +19,8 @@ from casino.errors import Conflict, DomainError, NotFound, SegregationViolation
 from casino.floor.articles import Article, articles_for
 from casino.floor.models import (
     Account,
+    Duty,
+    DutyEnd,
     FloatCount,
     Game,
     Movement,
@@ -42,6 +44,13 @@ class InvalidCount(DomainError):
     """A float count that is not chips by denomination, or signed by the wrong people."""
 
     code = "invalid_count"
+
+
+class NotOnDuty(DomainError):
+    """The act belongs to someone on duty at this séance in that post."""
+
+    code = "not_on_duty"
+    http_status = 403
 
 
 class InvalidMovement(DomainError):
@@ -238,7 +247,7 @@ def balance(account: Account, *, shift: Shift | None = None) -> int:
     return int(came_in - went_out)
 
 
-# --- séances and the cash rundown ---------------------------------------------------------------
+# --- the carnet d'avances ------------------------------------------------------------------------
 
 
 def _count(
@@ -292,17 +301,124 @@ def _count(
     )
 
 
+# --- who is on duty -----------------------------------------------------------------------------
+
+
+def on_duty(shift_id: int, person: Any, *posts: Duty.Post) -> bool:
+    return Duty.objects.filter(
+        shift_id=shift_id, person=person, post__in=posts, end__isnull=True
+    ).exists()
+
+
+def require_on_duty(shift: Shift, person: Any, *posts: Duty.Post, act: str) -> None:
+    """Holding the role is not enough: the act belongs to whoever is on duty at this séance."""
+    if not on_duty(shift.pk, person, *posts):
+        wanted = " or ".join(str(p) for p in posts)
+        raise NotOnDuty(
+            f"{act} at {shift.table}: {person} is not on duty there as {wanted}", where="actor"
+        )
+
+
+def _duty_end(duty: Duty, actor: Any, reason: str) -> DutyEnd:
+    end = DutyEnd.objects.create(duty=duty, at=clock.now(), by=actor, reason=reason)
+    audit_record(
+        actor=actor,
+        action="duty.ended",
+        subject=duty.shift,
+        payload={"person": duty.person.username, "post": duty.post, "reason": reason},
+    )
+    return end
+
+
+def _duty_start(shift: Shift, person: Any, post: Duty.Post, actor: Any) -> Duty:
+    """Put someone on duty: they hold the role, and are on duty nowhere else. A new tailleur
+    relieves the one dealing (one tailleur at a time)."""
+    post = Duty.Post(post)
+    if Role(post) not in roles_of(person):
+        raise NotOnDuty(f"{person} does not hold the role {post}", where="person")
+    busy = Duty.objects.filter(person=person, end__isnull=True).select_related("shift__table")
+    if busy.exists():
+        raise Conflict(f"{person} is already on duty at {busy[0].shift.table}", where="person")
+    if post == Duty.Post.TAILLEUR:
+        for dealing in Duty.objects.filter(shift=shift, post=post, end__isnull=True):
+            _duty_end(dealing, actor, f"relieved by {person.username}")
+    duty = Duty.objects.create(
+        shift=shift, person=person, post=post, started_at=clock.now(), assigned_by=actor
+    )
+    audit_record(
+        actor=actor,
+        action="duty.started",
+        subject=shift,
+        payload={"person": person.username, "post": post.value, "duty": duty.pk},
+    )
+    return duty
+
+
+def open_shift_locked(shift_id: int) -> Shift:
+    """The séance, locked for this transaction, refused if it is closed."""
+    try:
+        shift = (
+            Shift.objects.select_for_update(of=("self",)).select_related("table").get(pk=shift_id)
+        )
+    except Shift.DoesNotExist:
+        raise NotFound(f"séance {shift_id} does not exist", where="shift") from None
+    if shift.closed_at is not None:
+        raise Conflict(f"séance {shift.pk} is closed", where="shift")
+    return shift
+
+
+@transaction.atomic
+def duty_assign(*, actor: Any, shift_id: int, person: Any, post: Duty.Post | str) -> Duty:
+    """The chef de partie puts a tailleur or a croupier on duty (a relief, a reinforcement)."""
+    require_role(actor, Role.CHEF_DE_PARTIE, act="assigning staff to a séance")
+    return _duty_start(open_shift_locked(shift_id), person, Duty.Post(post), actor)
+
+
+@transaction.atomic
+def duty_end(*, actor: Any, duty_id: int, reason: str) -> DutyEnd:
+    """The chef de partie takes someone off duty (a break, the end of their hours)."""
+    require_role(actor, Role.CHEF_DE_PARTIE, act="taking staff off duty")
+    reason = reason.strip()
+    if not reason:
+        raise NotOnDuty("say why the duty ends", where="reason")
+    try:
+        duty = Duty.objects.select_related("person", "shift").get(pk=duty_id)
+    except Duty.DoesNotExist:
+        raise NotFound(f"duty {duty_id} does not exist", where="duty") from None
+    open_shift_locked(duty.shift_id)
+    if hasattr(duty, "end"):
+        raise Conflict(f"{duty} already ended", where="duty")
+    return _duty_end(duty, actor, reason)
+
+
+# --- séances and the cash rundown ---------------------------------------------------------------
+
+
 @transaction.atomic
 def shift_open(
-    *, actor: Any, table: Table, chips: Mapping[str, int], counted_by: Any, countersigned_by: Any
+    *,
+    actor: Any,
+    table: Table,
+    chips: Mapping[str, int],
+    counted_by: Any,
+    countersigned_by: Any,
+    tailleur: Any,
+    croupiers: Iterable[Any],
 ) -> Shift:
-    """Open a séance with the table's float counted; the float comes from the cage."""
+    """Open a séance with the table's float counted and its staff on duty (a tailleur and at
+    least one croupier); the float comes from the cage."""
     require_role(actor, Role.CHEF_DE_PARTIE, act="opening a séance")
+    croupiers = list(croupiers)
+    if not croupiers:
+        raise NotOnDuty("a séance opens with at least one croupier on duty", where="croupiers")
     Table.objects.select_for_update().get(pk=table.pk)
     if Shift.objects.filter(table=table, closed_at__isnull=True).exists():
         raise Conflict(f"{table} already has an open séance", where="table")
     shift = Shift.objects.create(table=table, opened_at=clock.now(), opened_by=actor)
     count = _count(shift, FloatCount.Moment.OPENING, chips, counted_by, countersigned_by)
+    _duty_start(shift, tailleur, Duty.Post.TAILLEUR, actor)
+    for croupier in croupiers:
+        _duty_start(shift, croupier, Duty.Post.CROUPIER, actor)
     if count.total:
         ledger_post(
             actor=actor,
@@ -338,9 +454,7 @@ def _cash_transfer(
 ) -> Movement:
     require_role(actor, Role.CAISSIER, act=f"recording a {kind}")
     require_role(table_party, Role.CHEF_DE_PARTIE, act=f"receiving a {kind} at the table")
-    shift = Shift.objects.select_for_update(of=("self",)).select_related("table").get(pk=shift_id)
-    if shift.closed_at is not None:
-        raise Conflict(f"séance {shift.pk} is closed", where="shift")
+    shift = open_shift_locked(shift_id)
     cage = house_account(Account.Kind.CAGE)
     bank = table_account(shift.table, Account.Kind.BANK)
     credit, debit = (cage, bank) if kind == Movement.Kind.FILL else (bank, cage)
@@ -437,6 +551,8 @@ def shift_close(
     if shift.closed_at is not None:
         raise Conflict(f"séance {shift.pk} is already closed", where="shift")
     count = _count(shift, FloatCount.Moment.CLOSING, chips, counted_by, countersigned_by)
+    for duty in Duty.objects.filter(shift=shift, end__isnull=True).select_related("person"):
+        _duty_end(duty, actor, "séance closed")
     shift.closed_at = clock.now()
     shift.save(update_fields=["closed_at"])
     figures = rundown(shift)

@@ -6,11 +6,21 @@ import itertools
 import subprocess
 import sys
 import threading
+from collections import Counter
 
 from django.db import connections
 
 from audit.models import Anomaly
-from casino.floor.models import Coup, CoupResult, PostedReglement, Settlement, Stake
+from casino.floor.models import (
+    Account,
+    Coup,
+    CoupResult,
+    Movement,
+    PostedReglement,
+    Settlement,
+    Stake,
+)
+from casino.floor.services import balance, table_account
 from casino.games.reglement import reglement
 from casino.games.replay import replay
 from casino.games.simulator import simulate_taille
@@ -89,6 +99,47 @@ def test_a_full_sixain_played_through_the_api_equals_the_replay(api, cast, shift
         assert sorted(have["settlements"], key=lambda s: (s["stake"], s["outcome"])) == sorted(
             want["settlements"], key=lambda s: (s["stake"], s["outcome"])
         )
+    # The ledger, movement for movement: each stake placed and each amount of each settlement of
+    # the replay is exactly one movement between the right accounts, and nothing else moved.
+    replayed = replay(sim.replay_document(spec))
+    for number, (want, have) in enumerate(zip(replayed["coups"], got, strict=True), start=1):
+        placed = {s.id: s.amount for s in sim.stakes.get(number, [])}
+        settlements = want["settlements"]
+        if number == len(got):
+            settlements = [*settlements, *replayed["end"].get("settlements", [])]
+        expected = Counter(("seat", "layout", amount) for amount in placed.values())
+        for s in settlements:
+            expected.update(implied_movements(s, placed_now=s["stake"] in placed))
+        movements = list(
+            Movement.objects.filter(reference__startswith=f"coup:{have['id']}:")
+            .select_related("credit", "debit")
+            .order_by("id")
+        )
+        assert Counter((m.credit.kind, m.debit.kind, m.amount) for m in movements) == expected
+        # Losers are collected before winners are paid (1.2.9).
+        settling = [m for m in movements if m.kind != Movement.Kind.STAKE_PLACED]
+        paying = [i for i, m in enumerate(settling) if m.debit.kind == Account.Kind.SEAT]
+        collecting = [i for i, m in enumerate(settling) if m.debit.kind != Account.Kind.SEAT]
+        assert not paying or not collecting or max(collecting) < min(paying)
+    assert balance(table_account(shift.table, Account.Kind.LAYOUT)) == 0
+
+
+def implied_movements(s, *, placed_now):
+    """What RULES.md 1.6 says a settlement moves, as (from, to, amount) by kind of account. A
+    stake's money stands on the layout in the coup it was placed in, in prison afterwards."""
+    source = "layout" if placed_now and s["outcome"] != "refunded" else "prison"
+    moves = []
+    if s["premium"]:
+        moves.append(("seat", "bank", s["premium"]))
+    if s["to_bank"]:
+        moves.append((source, "bank", s["to_bank"]))
+    if s["outcome"] == "imprisoned":
+        moves.append(("layout", "prison", s["held"]))
+    if s["returned"]:
+        moves.append((source, "seat", s["returned"]))
+    if s["paid"]:
+        moves.append(("bank", "seat", s["paid"]))
+    return moves
 
 
 def test_retried_requests_record_nothing_new(api, cast, shift, sixain_in_play):

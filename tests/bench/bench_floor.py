@@ -39,6 +39,11 @@ def _setup() -> tuple[dict[str, Any], list[Any]]:
             ("commissaire", Role.COMMISSAIRE),
         )
     }
+    for number in range(1, TABLES + 1):  # each table its own tailleur and croupier on duty
+        for name, role in (("tailleur", Role.TAILLEUR), ("croupier", Role.CROUPIER)):
+            staff[f"{name}{number}"] = staff_create(
+                actor=root, username=f"bench-{name}{number}", full_name=name, roles=[role]
+            )
     reglement_load_presets(actor=staff["commissaire"], effective_from=clock.now().date())
     posted = PostedReglement.objects.get(name="baden-1854")
     shifts = []
@@ -57,6 +62,8 @@ def _setup() -> tuple[dict[str, Any], list[Any]]:
             chips={"10000": 50},
             counted_by=staff["croupier"],
             countersigned_by=staff["directeur"],
+            tailleur=staff[f"tailleur{number}"],
+            croupiers=[staff[f"croupier{number}"]],
         )
         pack = packs.pack_receive(
             actor=staff["caissier"],
@@ -76,8 +83,8 @@ def _setup() -> tuple[dict[str, Any], list[Any]]:
         )
         packs.pack_open(actor=staff["chef"], pack_id=pack.pk, shift_id=shift.pk)
         packs.pack_shuffle(actor=staff["croupier"], pack_id=pack.pk)
-        packs.pack_shuffle(actor=staff["tailleur"], pack_id=pack.pk)
-        packs.pack_cut(actor=staff["tailleur"], pack_id=pack.pk, cut_by="bench")
+        packs.pack_shuffle(actor=staff[f"tailleur{number}"], pack_id=pack.pk)
+        packs.pack_cut(actor=staff[f"tailleur{number}"], pack_id=pack.pk, cut_by="bench")
         shifts.append(shift)
     return staff, shifts
 
@@ -85,21 +92,23 @@ def _setup() -> tuple[dict[str, Any], list[Any]]:
 def _play_coup(staff: dict[str, Any], shift: Any, n: int) -> None:
     from casino.floor import coups
 
-    coup = coups.coup_open(actor=staff["tailleur"], shift_id=shift.pk)
+    tailleur = staff[f"tailleur{shift.table.number}"]
+    croupier = staff[f"croupier{shift.table.number}"]
+    coup = coups.coup_open(actor=tailleur, shift_id=shift.pk)
     for i in range(STAKES):
         coups.stake_place(
-            actor=staff["croupier"],
+            actor=croupier,
             coup_id=coup.pk,
             ref=f"s{n}-{i}",
             holder=str(i % 9 + 1),
             chance=("rouge", "noir", "couleur", "inverse")[i % 4],
             amount=1000 + i,
         )
-    coups.coup_close_betting(actor=staff["tailleur"], coup_id=coup.pk)
+    coups.coup_close_betting(actor=tailleur, coup_id=coup.pk)
     noir_suit, rouge_suit = "SHDC"[n % 4], "HDCS"[n % 4]
     for code in [r + noir_suit for r in NOIR] + [r + rouge_suit for r in ROUGE]:
-        coups.coup_lay_card(actor=staff["tailleur"], coup_id=coup.pk, code=code)
-    coups.coup_settle(actor=staff["croupier"], coup_id=coup.pk)
+        coups.coup_lay_card(actor=tailleur, coup_id=coup.pk, code=code)
+    coups.coup_settle(actor=croupier, coup_id=coup.pk)
 
 
 def _bulk_floor(coup_count: int) -> float:

@@ -53,6 +53,8 @@ def test_the_float_count_needs_the_right_two_people(
             chips=FLOAT,
             counted_by=getattr(cast, counted_by),
             countersigned_by=getattr(cast, countersigned_by),
+            tailleur=cast.tailleur,
+            croupiers=[cast.croupier],
         )
 
 

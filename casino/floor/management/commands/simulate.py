@@ -3,7 +3,8 @@
 ``python manage.py simulate --tables 2 --hours 1 --seed 7``: for each table, sealed sixains are
 received, their seals verified by the commissioner, opened, shuffled and cut; coups are dealt from
 a seeded shuffle with random stakes (refaits, prisoners and insurance come as the cards fall); at
-"les cartes passent" a new sixain is opened. A coup takes about a minute at a real table.
+"les cartes passent" a new sixain is opened. A coup takes about a minute at a real table. Each
+séance closes with its closing count certified (so it balances: a variance is for real rooms).
 """
 
 from __future__ import annotations
@@ -18,12 +19,27 @@ from django.core.management.base import BaseCommand, CommandError
 from casino import clock
 from casino.floor import coups
 from casino.floor.models import PostedReglement, Shift, Table
-from casino.floor.services import reglement_load_presets, shift_open, table_create
+from casino.floor.services import (
+    reglement_load_presets,
+    rundown,
+    shift_close,
+    shift_open,
+    table_create,
+)
 from casino.games.simulator import cut, random_stakes, shuffled
 from shoes import services as packs
 
 COUPS_PER_HOUR = 60
 FLOAT = {"10000": 40, "2500": 40, "500": 100}
+DENOMINATIONS = (10000, 2500, 500, 100, 50, 10, 5, 1)
+
+
+def chips_for(total: int) -> dict[str, int]:
+    """The chips a counting croupier finds for ``total``, largest denominations first."""
+    chips = {}
+    for value in DENOMINATIONS:
+        chips[str(value)], total = divmod(total, value)
+    return {value: number for value, number in chips.items() if number}
 
 
 class Command(BaseCommand):
@@ -62,6 +78,13 @@ class Command(BaseCommand):
         for number in range(1, tables + 1):
             shift = self._shift(staff, number)
             played += self._play(staff, shift, rng, int(hours * COUPS_PER_HOUR), stakes)
+            shift_close(
+                actor=staff["chef"],
+                shift=shift,
+                chips=chips_for(rundown(shift).expected),
+                counted_by=staff["croupier"],
+                countersigned_by=staff["directeur"],
+            )
         self.stdout.write(f"simulated {played} coups on {tables} table(s)")
 
     def _shift(self, staff: dict[str, User], number: int) -> Shift:
@@ -84,6 +107,8 @@ class Command(BaseCommand):
             chips=FLOAT,
             counted_by=staff["croupier"],
             countersigned_by=staff["directeur"],
+            tailleur=staff["tailleur"],
+            croupiers=[staff["croupier"]],
         )
 
     def _new_pack(self, staff: dict[str, User], shift: Shift, rng: random.Random) -> list[str]:
