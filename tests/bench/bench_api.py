@@ -1,0 +1,241 @@
+"""The table terminals' API under load: 20 terminals, one per table, each playing its sixain coup
+after coup over real HTTP against gunicorn, timing every request."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import defaultdict
+from typing import Any
+
+from tests.bench.harness import report
+
+TERMINALS = 20
+WORKERS = 4  # gunicorn sync workers on this 2-core machine
+STAKES = 10
+DEADLINE_SECONDS = 60
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _setup() -> list[dict[str, Any]]:
+    """Per table: its staff on duty with API tokens, and a sixain in play whose order the
+    terminal knows (as the tailleur does once the cards are dealt)."""
+    from django.contrib.auth.models import User
+    from rest_framework.authtoken.models import Token
+
+    from casino import clock
+    from casino.floor.models import PostedReglement
+    from casino.floor.services import reglement_load_presets, shift_open, table_create
+    from casino.games.simulator import cut, shuffled
+    from casino.people.roles import Role
+    from casino.people.services import staff_create
+    from shoes import services as packs
+
+    root = User.objects.create_superuser("api-root", "", None)
+
+    def person(name: str, role: Role) -> Any:
+        return staff_create(actor=root, username=f"api-{name}", full_name=name, roles=[role])
+
+    directeur, chef = person("directeur", Role.DIRECTEUR), person("chef", Role.CHEF_DE_PARTIE)
+    caissier, commissaire = (
+        person("caissier", Role.CAISSIER),
+        person("commissaire", Role.COMMISSAIRE),
+    )
+    reglement_load_presets(actor=commissaire, effective_from=clock.now().date())
+    posted = PostedReglement.objects.get(name="trente-et-quarante-modern")
+    rng = random.Random(2026)
+    terminals = []
+    for number in range(101, 101 + TERMINALS):
+        tailleur = person(f"tailleur{number}", Role.TAILLEUR)
+        croupier = person(f"croupier{number}", Role.CROUPIER)
+        table = table_create(
+            actor=directeur,
+            number=number,
+            game="trente-et-quarante",
+            reglement_id=posted.pk,
+            min_stake=500,
+            max_stake=600_000,
+        )
+        shift = shift_open(
+            actor=chef,
+            table=table,
+            chips={"10000": 50},
+            counted_by=croupier,
+            countersigned_by=directeur,
+            tailleur=tailleur,
+            croupiers=[croupier],
+        )
+        pack = packs.pack_receive(
+            actor=caissier,
+            kind="sixain",
+            maker="bench",
+            maker_pack_numbers="-",
+            seal_number=f"API-{number}",
+            sealing_authority="-",
+            store_location="-",
+        )
+        packs.pack_store(actor=caissier, pack_id=pack.pk)
+        packs.seal_verify(
+            actor=commissaire, pack_id=pack.pk, seal_number_read=pack.seal_number, verdict="intact"
+        )
+        packs.pack_open(actor=chef, pack_id=pack.pk, shift_id=shift.pk)
+        packs.pack_shuffle(actor=croupier, pack_id=pack.pk)
+        packs.pack_shuffle(actor=tailleur, pack_id=pack.pk)
+        packs.pack_cut(actor=tailleur, pack_id=pack.pk, cut_by="bench")
+        cards = shuffled(rng)
+        terminals.append(
+            {
+                "shift": shift.pk,
+                "tailleur": Token.objects.create(user=tailleur).key,
+                "croupier": Token.objects.create(user=croupier).key,
+                "talon": [str(c) for c in cut(cards, rng.randint(1, len(cards) - 1))],
+            }
+        )
+    return terminals
+
+
+class Terminal(threading.Thread):
+    """One table's terminal: plays coups until its taille ends, timing each request by act."""
+
+    def __init__(self, port: int, spec: dict[str, Any], timings: dict[str, list[float]]) -> None:
+        super().__init__(daemon=True)
+        self.port, self.spec, self.timings = port, spec, timings
+        self.errors: list[str] = []
+        self.coups = 0
+
+    def post(self, act: str, token: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        headers = {
+            "Authorization": f"Token {token}",
+            "Idempotency-Key": str(uuid.uuid4()),
+            "Content-Type": "application/json",
+        }
+        started = time.perf_counter()
+        connection.request("POST", f"/api/v1/{path}", json.dumps(body), headers)
+        response = connection.getresponse()
+        payload = response.read()
+        self.timings[act].append(time.perf_counter() - started)
+        connection.close()
+        if response.status >= 300:
+            raise RuntimeError(f"{act}: HTTP {response.status} {payload[:200]!r}")
+        return dict(json.loads(payload))
+
+    def run(self) -> None:
+        try:
+            self.play()
+        except Exception as exc:  # reported by the bench, not swallowed
+            self.errors.append(repr(exc))
+
+    def play(self) -> None:
+        tailleur, croupier = self.spec["tailleur"], self.spec["croupier"]
+        talon = list(self.spec["talon"])
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        while talon and time.monotonic() < deadline:
+            coup = self.post("open a coup", tailleur, "coups", {"shift_id": self.spec["shift"]})
+            for i in range(STAKES):
+                self.post(
+                    "place a stake",
+                    croupier,
+                    f"coups/{coup['id']}/stakes",
+                    {
+                        "ref": f"s{i}",
+                        "holder": str(i % 9 + 1),
+                        "chance": ("rouge", "noir", "couleur", "inverse")[i % 4],
+                        "amount": 1000 + i,
+                    },
+                )
+            self.post("close betting", tailleur, f"coups/{coup['id']}/close-betting", {})
+            complete = False
+            while talon and not complete:
+                laid = self.post(
+                    "lay a card", tailleur, f"coups/{coup['id']}/cards", {"code": talon.pop(0)}
+                )
+                complete = laid["coup_complete"]
+            settled = self.post("settle", croupier, f"coups/{coup['id']}/settle", {})
+            self.coups += 1
+            if settled["outcome"]["last"]:
+                return
+
+
+def _percentile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+def run() -> None:
+    from django.db import connections
+
+    terminals = _setup()
+    connections.close_all()
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "casino.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(WORKERS),
+            "--log-level",
+            "warning",
+        ],
+        # No collectstatic here: whitenoise's warning about the missing folder is noise.
+        env={**os.environ, "DEBUG": "0", "PYTHONWARNINGS": "ignore::UserWarning"},
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("gunicorn did not start") from None
+                time.sleep(0.2)
+        timings: dict[str, list[float]] = defaultdict(list)
+        threads = [Terminal(port, spec, timings) for spec in terminals]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        elapsed = time.perf_counter() - started
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    errors = [e for t in threads for e in t.errors]
+    if errors:
+        raise RuntimeError(f"{len(errors)} terminal(s) failed: {errors[:3]}")
+    requests = sum(len(v) for v in timings.values())
+    rows = []
+    for act in ("lay a card", "settle", "place a stake", "open a coup"):
+        values = timings[act]
+        rows.append(
+            (
+                f"{act} ({len(values)} requests)",
+                f"p50 {statistics.median(values) * 1000:.1f} ms, "
+                f"p99 {_percentile(values, 99) * 1000:.1f} ms",
+            )
+        )
+    rows.append(("requests/s (all acts)", f"{requests / elapsed:,.1f}"))
+    rows.append(("coups settled", f"{sum(t.coups for t in threads)} in {elapsed:.1f} s"))
+    report(
+        f"API: {TERMINALS} concurrent terminals over HTTP, gunicorn {WORKERS} sync workers, "
+        f"{STAKES} stakes a coup",
+        rows,
+    )
