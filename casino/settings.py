@@ -70,6 +70,8 @@ INSTALLED_APPS = [
     "casino.outbox",
     "casino.api",
     "casino.floor",
+    "casino.disputes",
+    "casino.police",
     "audit",
     "shoes",
 ]
@@ -168,6 +170,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "outbox.enqueue_scheduled",
         "schedule": 3600.0,
         "args": ("audit.chain_verify",),
+    },
+    "police-follow-ups-hourly": {
+        "task": "outbox.enqueue_scheduled",
+        "schedule": 3600.0,
+        "args": ("police.follow_ups_overdue",),
     },
 }
 

@@ -35,6 +35,11 @@ def cast(db: None, settings) -> Cast:  # type: ignore[no-untyped-def]
     return make_cast()
 
 
+@pytest.fixture(autouse=True)
+def _media_in_a_temporary_folder(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+
+
 @pytest.fixture
 def api(cast: Cast):  # type: ignore[no-untyped-def]
     """``api(user)`` is an API client authenticated by that user's token."""

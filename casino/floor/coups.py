@@ -41,6 +41,7 @@ from casino.games.reglement import Reglement
 from casino.games.trente_et_quarante import (
     Chance,
     CoupDeal,
+    CoupOutcome,
     Laid,
     Outcome,
     Prisoner,
@@ -115,14 +116,14 @@ def rules_of(coup: Coup) -> Reglement:
     return coup.reglement.with_limits(min_stake=table.min_stake, max_stake=table.max_stake)
 
 
-def table_prison(shift: Shift) -> list[Prisoner]:
+def table_prison(shift: Shift, *, before: CoupResult | None = None) -> list[Prisoner]:
     """The table's prison: what the last settled coup at this table left there (it carries over
-    from coup to coup, séance to séance and sixain to sixain)."""
-    last = (
-        CoupResult.objects.filter(coup__shift__table=shift.table)
-        .order_by("-settled_at", "-id")
-        .first()
-    )
+    from coup to coup, séance to séance and sixain to sixain); ``before``: as it stood when that
+    coup was settled."""
+    results = CoupResult.objects.filter(coup__shift__table_id=shift.table_id)
+    if before is not None:
+        results = results.filter(id__lt=before.pk)
+    last = results.order_by("-id").first()
     if last is None:
         return []
     return [
@@ -354,7 +355,7 @@ def coup_close_betting(*, actor: Any, coup_id: int) -> Coup:
     return coup
 
 
-def _deal(coup: Coup, rules: Reglement) -> CoupDeal:
+def deal_of(coup: Coup, rules: Reglement) -> CoupDeal:
     deal = CoupDeal(rules)
     for code in coup.cards.order_by("seq").values_list("card", flat=True):
         deal.lay(card(code))
@@ -370,7 +371,7 @@ def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
         require_on_duty(coup.shift, actor, TAILLEUR, act="laying a card")
         _phase(coup, CoupPhase.CLOSED, CoupPhase.DEALING, act="laying a card")
         rules = rules_of(coup)
-        deal = _deal(coup, rules)
+        deal = deal_of(coup, rules)
         try:
             laid_card = card_lay(
                 actor=actor, pack_id=coup.pack_id, code=code, coup_id=coup.pk, shift=coup.shift
@@ -397,7 +398,7 @@ def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
     raise refused
 
 
-def _entries(
+def settlement_entries(
     coup: Coup, s: EngineSettlement, stake: Stake, accounts: dict[str, Account]
 ) -> tuple[list[Entry], list[Entry]]:
     """The movements of one settlement: (collections, payments), so that losers are collected
@@ -460,6 +461,46 @@ def _taille_over(coup: Coup, rules: Reglement, *, cut_card: bool) -> bool:
     return left == 0
 
 
+def engine_stake(stake: Stake, **amended: Any) -> EngineStake:
+    """The engine's view of a recorded stake (``amended``: chance, amount, insured, on_refait as
+    found in a dispute)."""
+    fields = {
+        "chance": stake.chance,
+        "amount": stake.amount,
+        "insured": stake.insured,
+        "on_refait": stake.on_refait,
+        **amended,
+    }
+    return EngineStake(
+        str(stake.pk),
+        Chance(fields["chance"]),
+        fields["amount"],
+        fields["insured"],
+        _on_refait(fields["on_refait"]),
+    )
+
+
+def engine_settle(
+    outcome: CoupOutcome,
+    rules: Reglement,
+    *,
+    void: bool,
+    last: bool,
+    stakes: list[EngineStake],
+    prison: list[Prisoner],
+) -> tuple[list[EngineSettlement], list[Prisoner]]:
+    """What the règlement says a coup does to its stakes and the prison (at the end of the
+    taille, prisoners are refunded or carried as the règlement says)."""
+    settled = settle(outcome, void=void, stakes=stakes, prison=prison, reglement=rules)
+    results = list(settled.settlements)
+    prison_after = list(settled.prison)
+    if last:
+        refunds, carried = refund_at_end(prison_after, rules)
+        results.extend(refunds)
+        prison_after = list(carried)
+    return results, prison_after
+
+
 def coup_settle(
     *,
     actor: Any,
@@ -476,7 +517,7 @@ def coup_settle(
         coup = _lock(coup_id)
         require_on_duty(coup.shift, actor, *AT_THE_TABLE, act="settling a coup")
         rules = rules_of(coup)
-        deal = _deal(coup, rules)
+        deal = deal_of(coup, rules)
         if not cut_card:
             _phase(coup, CoupPhase.COMPLETE, CoupPhase.DEALING, act="settling")
             if coup.phase == CoupPhase.DEALING and cards_left(coup.pack)[0] > 0:
@@ -500,17 +541,10 @@ def coup_settle(
         )
         stakes = list(coup.stakes.filter(withdrawal__isnull=True).order_by("id"))
         prison = table_prison(coup.shift)
-        engine_stakes = [
-            EngineStake(str(s.pk), Chance(s.chance), s.amount, s.insured, _on_refait(s.on_refait))
-            for s in stakes
-        ]
-        settled = settle(outcome, void=void, stakes=engine_stakes, prison=prison, reglement=rules)
-        results: list[EngineSettlement] = list(settled.settlements)
-        prison_after = list(settled.prison)
-        if last:
-            refunds, carried = refund_at_end(prison_after, rules)
-            results.extend(refunds)
-            prison_after = list(carried)
+        engine_stakes = [engine_stake(s) for s in stakes]
+        results, prison_after = engine_settle(
+            outcome, rules, void=void, last=last, stakes=engine_stakes, prison=prison
+        )
         by_pk = {
             s.pk: s
             for s in Stake.objects.select_related("holder").filter(
@@ -521,7 +555,7 @@ def coup_settle(
         collections: list[Entry] = []
         payments: list[Entry] = []
         for r in results:
-            collect, pay = _entries(coup, r, by_pk[int(r.stake)], accounts)
+            collect, pay = settlement_entries(coup, r, by_pk[int(r.stake)], accounts)
             collections += collect
             payments += pay
         Settlement.objects.bulk_create(

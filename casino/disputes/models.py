@@ -1,0 +1,188 @@
+"""Disputes (contestations) about recorded play, settled under the posted règlement (RULES.md §4).
+
+The subject is a real record. The dispute's state moves forward only; every step, every piece of
+evidence and every decision is a new row, and a decision's corrections are new ledger movements.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+
+import pgtrigger
+from django.conf import settings
+from django.db import models
+
+from audit.append_only import append_only
+from casino.floor.models import Coup, Movement, PostedReglement, Stake
+from shoes.models import CardLaid, Pack
+
+
+class DisputeState(models.TextChoices):
+    OPEN = "open", "ouverte / open"
+    UNDER_REVIEW = "under_review", "en examen / under review"
+    DECIDED = "decided", "décidée (chef de partie) / decided"
+    APPEALED = "appealed", "en appel / appealed"
+    DECIDED_BY_COMMISSIONER = "decided_by_commissioner", "décidée par le commissaire / final"
+    WITHDRAWN = "withdrawn", "retirée / withdrawn"
+
+
+TRANSITIONS = [
+    (DisputeState.OPEN, DisputeState.UNDER_REVIEW),
+    (DisputeState.UNDER_REVIEW, DisputeState.DECIDED),
+    (DisputeState.DECIDED, DisputeState.APPEALED),
+    (DisputeState.APPEALED, DisputeState.DECIDED_BY_COMMISSIONER),
+    (DisputeState.OPEN, DisputeState.WITHDRAWN),
+    (DisputeState.UNDER_REVIEW, DisputeState.WITHDRAWN),
+]
+
+SUBJECTS = ("coup", "stake", "movement", "pack", "card")
+
+
+def _exactly_one_subject() -> models.Q:
+    """The dispute is about one real record."""
+    return functools.reduce(
+        operator.or_,
+        (models.Q(**{f"{o}__isnull": o != name for o in SUBJECTS}) for name in SUBJECTS),
+    )
+
+
+class Dispute(models.Model):
+    """A contestation: who raised it (for whom), about which record, the claim."""
+
+    raised_at = models.DateTimeField(db_index=True)
+    raised_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    on_behalf_of = models.CharField(
+        max_length=120, blank=True, help_text="the patron or seat; blank when staff raise it"
+    )
+    coup = models.ForeignKey(Coup, null=True, blank=True, on_delete=models.PROTECT)
+    stake = models.ForeignKey(Stake, null=True, blank=True, on_delete=models.PROTECT)
+    movement = models.ForeignKey(Movement, null=True, blank=True, on_delete=models.PROTECT)
+    pack = models.ForeignKey(Pack, null=True, blank=True, on_delete=models.PROTECT)
+    card = models.ForeignKey(CardLaid, null=True, blank=True, on_delete=models.PROTECT)
+    reglement = models.ForeignKey(
+        PostedReglement,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="the version in force when the contested play happened",
+    )
+    claim = models.TextField()
+    statement = models.TextField(blank=True, help_text="the patron's statement")
+    state = models.CharField(
+        max_length=30, choices=DisputeState.choices, default=DisputeState.OPEN, db_index=True
+    )
+
+    class Meta:
+        ordering = ["raised_at", "id"]
+        verbose_name = "contestation / dispute"
+        constraints = [
+            models.CheckConstraint(condition=_exactly_one_subject(), name="dispute_one_subject"),
+            models.CheckConstraint(condition=~models.Q(claim=""), name="dispute_claim_required"),
+        ]
+        triggers = [
+            pgtrigger.Protect(name="not_deleted", operation=pgtrigger.Delete),
+            pgtrigger.ReadOnly(name="only_state_changes", exclude=["state"]),
+            pgtrigger.FSM(
+                name="state_forward_only",
+                field="state",
+                transitions=[(a.value, b.value) for a, b in TRANSITIONS],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"contestation {self.pk} ({self.subject_label()})"
+
+    def subject_name(self) -> str:
+        return next(name for name in SUBJECTS if getattr(self, f"{name}_id") is not None)
+
+    def subject(self) -> models.Model:
+        record: models.Model = getattr(self, self.subject_name())
+        return record
+
+    def subject_label(self) -> str:
+        return f"{self.subject_name()} {self.subject()}"
+
+
+class DisputeStep(models.Model):
+    """One move of the dispute's state, with who made it and why."""
+
+    dispute = models.ForeignKey(Dispute, on_delete=models.PROTECT, related_name="steps")
+    at = models.DateTimeField()
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    from_state = models.CharField(max_length=30, choices=DisputeState.choices)
+    to_state = models.CharField(max_length=30, choices=DisputeState.choices)
+    note = models.TextField()
+
+    class Meta:
+        ordering = ["at", "id"]
+        triggers = append_only()
+        constraints = [models.CheckConstraint(condition=~models.Q(note=""), name="step_note")]
+
+    def __str__(self) -> str:
+        return f"{self.from_state} → {self.to_state}"
+
+
+class Evidence(models.Model):
+    """A photo or a scan attached to a dispute: stored, its SHA-256 in the audit chain."""
+
+    dispute = models.ForeignKey(Dispute, on_delete=models.PROTECT, related_name="evidence")
+    file = models.FileField(upload_to="disputes/%Y/%m/")
+    name = models.CharField(max_length=200)
+    content_type = models.CharField(max_length=100)
+    size = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    added_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["added_at", "id"]
+        verbose_name_plural = "evidence"
+        triggers = append_only()
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.sha256[:12]}…)"
+
+
+class Decision(models.Model):
+    """A ruling: the articles applied (of the dispute's règlement version), the reasoning, the
+    engine's computation, and the corrective movements it ordered (referencing it)."""
+
+    class Instance(models.TextChoices):
+        FIRST = "first", "première instance (chef de partie)"
+        APPEAL = "appeal", "appel (commissaire de police)"
+
+    dispute = models.ForeignKey(Dispute, on_delete=models.PROTECT, related_name="decisions")
+    instance = models.CharField(max_length=10, choices=Instance.choices)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField()
+    articles = models.JSONField(help_text="numbers of the articles applied")
+    reasoning = models.TextField()
+    findings = models.JSONField(
+        default=dict, blank=True, help_text="facts found: corrected stakes, by reference"
+    )
+    computed = models.JSONField(help_text="the engine's settlement beside the recorded one")
+    corrections = models.JSONField(
+        help_text="the corrections this ruling orders in all, as [from, to, amount]"
+    )
+    override_reason = models.TextField(
+        blank=True, help_text="why the corrections differ from the engine's computation"
+    )
+
+    class Meta:
+        ordering = ["decided_at", "id"]
+        triggers = append_only()
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dispute", "instance"], name="one_decision_per_instance"
+            ),
+            models.CheckConstraint(condition=~models.Q(reasoning=""), name="decision_reasoning"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_instance_display()} — {self.dispute}"

@@ -1,0 +1,151 @@
+"""What the règlement says a contested coup should have paid, beside what was recorded.
+
+The coup is replayed through the engine from its recorded cards, the prison as it stood before it,
+and its stakes as the decider found them (a stake recorded on the wrong chance, say). Both the
+recorded and the computed settlements are turned into movements by the same function as at the
+table, so the difference between them is exactly what the rule says is owed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from casino.errors import Conflict, DomainError
+from casino.floor.coups import (
+    deal_of,
+    engine_settle,
+    engine_stake,
+    rules_of,
+    settlement_entries,
+    table_prison,
+)
+from casino.floor.models import Account, Coup, CoupResult, Stake
+from casino.floor.services import table_accounts
+from casino.games.errors import GameError
+from casino.games.trente_et_quarante import Outcome, check_stake
+from casino.games.trente_et_quarante import Settlement as EngineSettlement
+
+AMENDABLE = {"chance", "amount", "insured", "on_refait"}
+
+
+class InvalidFinding(DomainError):
+    """A finding of fact the recomputation cannot use."""
+
+    code = "invalid_finding"
+
+
+@dataclass(frozen=True)
+class Recomputation:
+    recorded: list[dict[str, Any]]
+    computed: list[dict[str, Any]]
+    corrections: list[tuple[str, str, int]]  # (from account code, to account code, amount)
+    touches_prison: bool
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "recorded": self.recorded,
+            "computed": self.computed,
+            "corrections": [list(c) for c in self.corrections],
+            "touches_prison": self.touches_prison,
+        }
+
+
+def _row(s: EngineSettlement, refs: dict[int, str]) -> dict[str, Any]:
+    return {
+        "stake": refs[int(s.stake)],
+        "outcome": s.outcome.value,
+        "paid": s.paid,
+        "returned": s.returned,
+        "to_bank": s.to_bank,
+        "premium": s.premium,
+        "held": s.held,
+        "level": s.level,
+    }
+
+
+def transfers(net: Counter[str]) -> list[tuple[str, str, int]]:
+    """Balanced net changes per account as plain transfers, largest amounts first."""
+    give = sorted(([-v, a] for a, v in net.items() if v < 0), reverse=True)
+    take = sorted(([v, a] for a, v in net.items() if v > 0), reverse=True)
+    moves = []
+    while give and take:
+        amount = min(give[0][0], take[0][0])
+        moves.append((str(give[0][1]), str(take[0][1]), int(amount)))
+        for side in (give, take):
+            side[0][0] -= amount
+            if side[0][0] == 0:
+                side.pop(0)
+    return moves
+
+
+def recompute(coup: Coup, findings: dict[str, dict[str, Any]] | None = None) -> Recomputation:
+    """Replay ``coup`` with its stakes as found (``{ref: {chance, amount, insured, on_refait}}``)."""
+    findings = findings or {}
+    result = CoupResult.objects.filter(coup=coup).first()
+    if result is None:
+        raise Conflict(f"coup {coup.number} is not settled yet", where="coup")
+    rules = rules_of(coup)
+    stakes = list(coup.stakes.filter(withdrawal__isnull=True).select_related("holder"))
+    by_ref = {s.ref: s for s in stakes}
+    net: Counter[str] = Counter()
+    engine_stakes = []
+    for ref, amended in findings.items():
+        if ref not in by_ref:
+            raise InvalidFinding(
+                f"coup {coup.number} has no stake {ref!r}", where=f"findings.{ref}"
+            )
+        if not isinstance(amended, dict) or not amended or set(amended) - AMENDABLE:
+            raise InvalidFinding(f"a finding corrects {sorted(AMENDABLE)}", where=f"findings.{ref}")
+    for stake in stakes:
+        try:
+            found = engine_stake(stake, **findings.get(stake.ref, {}))
+            check_stake(found, rules)
+        except (GameError, ValueError, DomainError) as exc:
+            message = getattr(exc, "message", str(exc))
+            raise InvalidFinding(message, where=f"findings.{stake.ref}") from None
+        engine_stakes.append(found)
+        if found.amount != stake.amount:  # the placement itself was recorded wrong
+            net[stake.holder.code] -= found.amount - stake.amount
+            net[f"T{coup.shift.table.number}:{Account.Kind.LAYOUT}"] += found.amount - stake.amount
+    computed, _ = engine_settle(
+        deal_of(coup, rules).outcome(),
+        rules,
+        void=result.void,
+        last=result.last,
+        stakes=engine_stakes,
+        prison=table_prison(coup.shift, before=result),
+    )
+    recorded = [
+        EngineSettlement(
+            str(s.stake_id),
+            Outcome(s.outcome),
+            s.paid,
+            s.returned,
+            s.to_bank,
+            s.premium,
+            s.held,
+            s.level,
+        )
+        for s in coup.settlements.order_by("id")
+    ]
+    involved = {int(s.stake) for s in [*computed, *recorded]}
+    by_pk: dict[int, Stake] = {
+        s.pk: s for s in Stake.objects.select_related("holder").filter(pk__in=involved)
+    }
+    accounts = table_accounts(coup.shift.table)
+    for sign, settlements in ((1, computed), (-1, recorded)):
+        for s in settlements:
+            collect, pay = settlement_entries(coup, s, by_pk[int(s.stake)], accounts)
+            for entry in (*collect, *pay):
+                net[entry.debit.code] += sign * entry.amount
+                net[entry.credit.code] -= sign * entry.amount
+    refs = {pk: s.ref for pk, s in by_pk.items()}
+    prison = accounts[Account.Kind.PRISON].code
+    return Recomputation(
+        recorded=[_row(s, refs) for s in recorded],
+        computed=[_row(s, refs) for s in computed],
+        corrections=transfers(net),
+        touches_prison=bool(net[prison]),
+    )

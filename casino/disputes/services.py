@@ -1,0 +1,390 @@
+"""Every act of a dispute: raise, add evidence, review, decide, appeal, decide on appeal, withdraw.
+
+Who may do what (RULES.md §4, DESIGN.md Roles): staff raise disputes, for a patron or themselves;
+the chef de partie decides in the first instance, the police commissioner on appeal (final); nobody
+decides on a dispute about an act they recorded; the inspector only reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from typing import Any
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+
+from audit.chain import audit_record
+from casino import clock
+from casino.disputes.models import (
+    SUBJECTS,
+    Decision,
+    Dispute,
+    DisputeState,
+    DisputeStep,
+    Evidence,
+)
+from casino.disputes.recompute import Recomputation, recompute, transfers
+from casino.errors import Conflict, DomainError, NotFound, SegregationViolation
+from casino.floor.models import Account, Coup, Movement, PostedReglement, Stake
+from casino.floor.services import Entry, ledger_post
+from casino.people.roles import Role
+from casino.people.services import require_role, roles_of
+from shoes.models import CardLaid, Pack
+
+RAISERS = (
+    Role.CHEF_DE_PARTIE,
+    Role.TAILLEUR,
+    Role.CROUPIER,
+    Role.CAISSIER,
+    Role.DIRECTEUR,
+    Role.COMITE,
+)
+MAX_EVIDENCE_BYTES = 20 * 1024 * 1024
+FINAL = (DisputeState.DECIDED_BY_COMMISSIONER, DisputeState.WITHDRAWN)
+
+
+class InvalidDispute(DomainError):
+    """A dispute, a piece of evidence or a decision that cannot be recorded as given."""
+
+    code = "invalid_dispute"
+
+
+def _text(value: str, where: str, what: str) -> str:
+    value = (value or "").strip()
+    if not value:
+        raise InvalidDispute(f"{what} is required", where=where)
+    return value
+
+
+def _subject(kind: str, pk: int) -> tuple[dict[str, Any], PostedReglement]:
+    """The contested record and the règlement version in force when it was played."""
+    models = {"coup": Coup, "stake": Stake, "movement": Movement, "pack": Pack, "card": CardLaid}
+    if kind not in models:
+        raise InvalidDispute(f"a dispute is about a {', '.join(SUBJECTS)}", where="subject")
+    try:
+        record = models[kind].objects.get(pk=pk)
+    except models[kind].DoesNotExist:
+        raise NotFound(f"{kind} {pk} does not exist", where="subject_id") from None
+    coup = contested_coup_of(kind, record)
+    if coup is not None:
+        reglement = coup.reglement
+    elif kind in ("movement", "card") and record.shift_id is not None:
+        reglement = record.shift.table.reglement  # the table's version today, for want of a coup
+    else:
+        raise InvalidDispute(
+            f"{kind} {pk} was not played under a règlement: contest the coup it belongs to",
+            where="subject_id",
+        )
+    return {kind: record}, reglement
+
+
+def contested_coup_of(kind: str, record: Any) -> Coup | None:
+    """The coup a dispute's subject belongs to, if any."""
+    if kind == "coup":
+        return record  # type: ignore[no-any-return]
+    if kind in ("stake", "card"):
+        return record.coup  # type: ignore[no-any-return]
+    if kind == "movement" and record.reference.startswith("coup:"):
+        return Coup.objects.get(pk=int(record.reference.split(":")[1]))
+    if kind == "pack":
+        return record.coups.order_by("-id").first()  # type: ignore[no-any-return]
+    return None
+
+
+def recorders(dispute: Dispute) -> set[int]:
+    """Who recorded the contested acts: they may not decide on the dispute."""
+    kind, record = dispute.subject_name(), dispute.subject()
+    if kind in ("movement", "card"):
+        return {record.actor_id}  # type: ignore[attr-defined]
+    if kind == "pack":
+        return set(record.events.values_list("actor_id", flat=True))  # type: ignore[attr-defined]
+    coup: Coup = record if kind == "coup" else record.coup  # type: ignore[assignment,attr-defined]
+    people = {coup.opened_by_id}
+    people |= set(coup.cards.values_list("actor_id", flat=True))
+    stakes = coup.stakes.all() if kind == "coup" else Stake.objects.filter(pk=record.pk)
+    people |= set(stakes.values_list("placed_by_id", flat=True))
+    result = getattr(coup, "outcome", None)
+    if result is not None:
+        people.add(result.settled_by_id)
+    return people
+
+
+def _lock(dispute_id: int) -> Dispute:
+    try:
+        return Dispute.objects.select_for_update(of=("self",)).get(pk=dispute_id)
+    except Dispute.DoesNotExist:
+        raise NotFound(f"dispute {dispute_id} does not exist", where="dispute") from None
+
+
+def _step(dispute: Dispute, actor: Any, to: DisputeState, note: str, **payload: Any) -> None:
+    step = DisputeStep.objects.create(
+        dispute=dispute,
+        at=clock.now(),
+        actor=actor,
+        from_state=dispute.state,
+        to_state=to,
+        note=note,
+    )
+    dispute.state = to
+    dispute.save(update_fields=["state"])
+    audit_record(
+        actor=actor,
+        action=f"dispute.{to}",
+        subject=dispute,
+        payload={"from": step.from_state, "to": to.value, "note": note, **payload},
+    )
+
+
+def _expect(dispute: Dispute, *states: DisputeState, act: str) -> None:
+    if dispute.state not in states:
+        raise Conflict(
+            f"{act}: dispute {dispute.pk} is {dispute.get_state_display()!r}", where="state"
+        )
+
+
+@transaction.atomic
+def dispute_raise(
+    *,
+    actor: Any,
+    subject: str,
+    subject_id: int,
+    claim: str,
+    on_behalf_of: str = "",
+    statement: str = "",
+) -> Dispute:
+    """Contest a recorded coup, stake, payment (movement), pack or card."""
+    require_role(actor, *RAISERS, act="raising a dispute")
+    record, reglement = _subject(subject, subject_id)
+    dispute = Dispute.objects.create(
+        raised_at=clock.now(),
+        raised_by=actor,
+        on_behalf_of=on_behalf_of.strip(),
+        reglement=reglement,
+        claim=_text(claim, "claim", "the claim"),
+        statement=statement.strip(),
+        **record,
+    )
+    audit_record(
+        actor=actor,
+        action="dispute.raised",
+        subject=dispute,
+        payload={
+            "subject": subject,
+            "subject_id": subject_id,
+            "reglement": f"{reglement.name} v{reglement.version}",
+            "on_behalf_of": dispute.on_behalf_of,
+            "claim": dispute.claim,
+            "statement": dispute.statement,
+        },
+    )
+    return dispute
+
+
+@transaction.atomic
+def evidence_add(
+    *, actor: Any, dispute_id: int, name: str, content: bytes, content_type: str
+) -> Evidence:
+    """Attach a photo or a scan; the file is stored and its SHA-256 enters the audit chain."""
+    require_role(actor, *RAISERS, Role.COMMISSAIRE, act="adding evidence to a dispute")
+    dispute = _lock(dispute_id)
+    if dispute.state in FINAL:
+        raise Conflict(f"dispute {dispute.pk} is closed", where="state")
+    if not content:
+        raise InvalidDispute("the file is empty", where="file")
+    if len(content) > MAX_EVIDENCE_BYTES:
+        raise InvalidDispute(f"a file is at most {MAX_EVIDENCE_BYTES} bytes", where="file")
+    digest = hashlib.sha256(content).hexdigest()
+    evidence = Evidence(
+        dispute=dispute,
+        name=_text(name, "name", "the file's name")[:200],
+        content_type=content_type or "application/octet-stream",
+        size=len(content),
+        sha256=digest,
+        added_by=actor,
+        added_at=clock.now(),
+    )
+    evidence.file.save(f"{dispute.pk}-{digest[:16]}", ContentFile(content), save=False)
+    evidence.save()
+    audit_record(
+        actor=actor,
+        action="dispute.evidence_added",
+        subject=dispute,
+        payload={"name": evidence.name, "sha256": digest, "size": evidence.size},
+    )
+    return evidence
+
+
+@transaction.atomic
+def dispute_review(*, actor: Any, dispute_id: int, note: str) -> Dispute:
+    """The chef de partie takes the dispute up."""
+    require_role(actor, Role.CHEF_DE_PARTIE, act="reviewing a dispute")
+    dispute = _lock(dispute_id)
+    _expect(dispute, DisputeState.OPEN, act="reviewing")
+    _step(dispute, actor, DisputeState.UNDER_REVIEW, _text(note, "note", "a note"))
+    return dispute
+
+
+def _applied(dispute: Dispute) -> Counter[str]:
+    """What the dispute's earlier decisions already moved, net per account."""
+    net: Counter[str] = Counter()
+    for m in Movement.objects.filter(reference=f"dispute:{dispute.pk}").select_related(
+        "credit", "debit"
+    ):
+        net[m.debit.code] += m.amount
+        net[m.credit.code] -= m.amount
+    return net
+
+
+def recomputation(dispute: Dispute, findings: dict[str, Any] | None = None) -> Recomputation | None:
+    """The engine's answer for the contested coup (None when the subject is not in a coup)."""
+    coup = contested_coup_of(dispute.subject_name(), dispute.subject())
+    if coup is None or not hasattr(coup, "outcome"):
+        return None
+    return recompute(coup, findings)
+
+
+def _corrections(raw: Any) -> list[tuple[str, str, int]]:
+    if not isinstance(raw, list):
+        raise InvalidDispute("corrections are [[from, to, amount], ...]", where="corrections")
+    clean = []
+    for i, item in enumerate(raw):
+        where = f"corrections[{i}]"
+        if not (isinstance(item, (list, tuple)) and len(item) == 3):
+            raise InvalidDispute("a correction is [from account, to account, amount]", where=where)
+        source, target, amount = item
+        if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
+            raise InvalidDispute(f"{amount!r} is not a positive amount", where=where)
+        if not Account.objects.filter(code=source).exists():
+            raise NotFound(f"no account {source!r}", where=where)
+        if not Account.objects.filter(code=target).exists():
+            raise NotFound(f"no account {target!r}", where=where)
+        clean.append((str(source), str(target), amount))
+    return clean
+
+
+@transaction.atomic
+def dispute_decide(
+    *,
+    actor: Any,
+    dispute_id: int,
+    articles: list[str],
+    reasoning: str,
+    findings: dict[str, Any] | None = None,
+    corrections: list[Any] | None = None,
+    override_reason: str = "",
+) -> Decision:
+    """Rule on the dispute: the chef de partie in the first instance, the commissioner on appeal.
+
+    The engine replays the contested coup with the stakes as found; its difference with the
+    recorded settlement is the correction ordered, unless the decider orders other ``corrections``
+    and says why. On appeal, the new ruling's corrections net what the first one moved."""
+    dispute = _lock(dispute_id)
+    if dispute.state == DisputeState.APPEALED:
+        require_role(actor, Role.COMMISSAIRE, act="deciding a dispute on appeal")
+        instance, to = Decision.Instance.APPEAL, DisputeState.DECIDED_BY_COMMISSIONER
+    else:
+        require_role(actor, Role.CHEF_DE_PARTIE, act="deciding a dispute")
+        _expect(dispute, DisputeState.UNDER_REVIEW, act="deciding")
+        instance, to = Decision.Instance.FIRST, DisputeState.DECIDED
+    if actor.pk in recorders(dispute):
+        raise SegregationViolation(
+            f"{actor.username} recorded the contested act and may not decide on it", where="actor"
+        )
+    numbers = {a["number"] for a in dispute.reglement.articles}
+    if not isinstance(articles, list) or not articles:
+        raise InvalidDispute("cite the articles applied", where="articles")
+    unknown = [a for a in articles if a not in numbers]
+    if unknown:
+        raise InvalidDispute(
+            f"{dispute.reglement} has no article {', '.join(map(str, unknown))}", where="articles"
+        )
+    reasoning = _text(reasoning, "reasoning", "the reasoning")
+    computed = recomputation(dispute, findings)
+    if findings and computed is None:
+        raise InvalidDispute("findings apply to a settled coup", where="findings")
+    if corrections is None:
+        if computed is None:
+            ordered: list[tuple[str, str, int]] = []
+        elif computed.touches_prison:
+            raise InvalidDispute(
+                "the rule's settlement moves money in or out of the prison, which the coups "
+                "after this one carried on: order the corrections yourself, with a reason",
+                where="corrections",
+            )
+        else:
+            ordered = computed.corrections
+    else:
+        ordered = _corrections(corrections)
+        if computed is None or sorted(ordered) != sorted(computed.corrections):
+            override_reason = _text(
+                override_reason, "override_reason", "a reason to depart from the computation"
+            )
+    target: Counter[str] = Counter()
+    for source, destination, amount in ordered:
+        target[source] -= amount
+        target[destination] += amount
+    net = target.copy()
+    net.subtract(_applied(dispute))
+    by_code = {a.code: a for a in Account.objects.filter(code__in=list(net))}
+    decision = Decision.objects.create(
+        dispute=dispute,
+        instance=instance,
+        decided_by=actor,
+        decided_at=clock.now(),
+        articles=articles,
+        reasoning=reasoning,
+        findings=findings or {},
+        computed=computed.as_json() if computed else {},
+        corrections=[list(c) for c in ordered],
+        override_reason=override_reason.strip(),
+    )
+    movements = ledger_post(
+        actor=actor,
+        shift=None,  # after the séance's count: the séance's rundown stays as certified
+        entries=[
+            Entry(
+                Movement.Kind.DISPUTE_CORRECTION,
+                by_code[source],
+                by_code[destination],
+                amount,
+                f"dispute:{dispute.pk}",
+                f"dispute:{dispute.pk}:{instance}:{i}",
+            )
+            for i, (source, destination, amount) in enumerate(transfers(net))
+        ],
+    )
+    _step(
+        dispute,
+        actor,
+        to,
+        reasoning,
+        decision=decision.pk,
+        articles=articles,
+        findings=decision.findings,
+        corrections=decision.corrections,
+        override_reason=decision.override_reason,
+        movements=[[m.credit.code, m.debit.code, m.amount] for m in movements],
+    )
+    return decision
+
+
+@transaction.atomic
+def dispute_appeal(*, actor: Any, dispute_id: int, note: str) -> Dispute:
+    """The patron (through staff) or the staff appeal the first decision to the commissioner."""
+    require_role(actor, *RAISERS, act="appealing a decision")
+    dispute = _lock(dispute_id)
+    _expect(dispute, DisputeState.DECIDED, act="appealing")
+    _step(dispute, actor, DisputeState.APPEALED, _text(note, "note", "the grounds of appeal"))
+    return dispute
+
+
+@transaction.atomic
+def dispute_withdraw(*, actor: Any, dispute_id: int, note: str) -> Dispute:
+    """Whoever raised it, or the chef de partie, withdraws a dispute not yet decided."""
+    dispute = _lock(dispute_id)
+    if actor.pk != dispute.raised_by_id or not roles_of(actor):
+        require_role(actor, Role.CHEF_DE_PARTIE, act="withdrawing someone else's dispute")
+    _expect(dispute, DisputeState.OPEN, DisputeState.UNDER_REVIEW, act="withdrawing")
+    _step(dispute, actor, DisputeState.WITHDRAWN, _text(note, "note", "a note"))
+    return dispute

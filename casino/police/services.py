@@ -1,0 +1,119 @@
+"""The police register: the commissioner records, the director follows up, a detector watches the
+eight days."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.db import transaction
+
+from audit.chain import audit_record
+from audit.models import Anomaly, Severity
+from audit.services import anomaly_raise
+from casino import clock
+from casino.errors import Conflict, DomainError, NotFound
+from casino.floor.models import Table
+from casino.people.roles import Role
+from casino.people.services import require_role
+from casino.police.models import FOLLOW_UP_WITHIN, FollowUp, Observation
+
+
+class InvalidObservation(DomainError):
+    code = "invalid_observation"
+
+
+@transaction.atomic
+def observation_record(
+    *,
+    actor: Any,
+    visited_at: dt.datetime,
+    checks: str,
+    injunctions: str = "",
+    table_number: int | None = None,
+) -> Observation:
+    """The commissioner writes a visit in the register: the checks made, any injunction."""
+    require_role(actor, Role.COMMISSAIRE, act="writing in the police register")
+    now = clock.now()
+    if visited_at > now:
+        raise InvalidObservation("a visit is recorded after it happened", where="visited_at")
+    if not checks.strip():
+        raise InvalidObservation("say what was checked", where="checks")
+    table = None
+    if table_number is not None:
+        table = Table.objects.filter(number=table_number).first()
+        if table is None:
+            raise NotFound(f"table {table_number} does not exist", where="table")
+    observation = Observation.objects.create(
+        commissioner=actor,
+        visited_at=visited_at,
+        recorded_at=now,
+        table=table,
+        checks=checks.strip(),
+        injunctions=injunctions.strip(),
+        follow_up_due=visited_at + FOLLOW_UP_WITHIN,
+    )
+    audit_record(
+        actor=actor,
+        action="police.observation",
+        subject=observation,
+        payload={
+            "visited_at": visited_at,
+            "table": table_number,
+            "checks": observation.checks,
+            "injunctions": observation.injunctions,
+            "follow_up_due": observation.follow_up_due,
+        },
+    )
+    return observation
+
+
+@transaction.atomic
+def follow_up_record(*, actor: Any, observation_id: int, action: str) -> FollowUp:
+    """The director records what the house did about an observation."""
+    require_role(actor, Role.DIRECTEUR, act="recording the follow-up of a police observation")
+    try:
+        observation = Observation.objects.select_for_update().get(pk=observation_id)
+    except Observation.DoesNotExist:
+        raise NotFound(
+            f"observation {observation_id} does not exist", where="observation"
+        ) from None
+    if FollowUp.objects.filter(observation=observation).exists():
+        raise Conflict(f"{observation} already has its follow-up", where="observation")
+    if not action.strip():
+        raise InvalidObservation("say what was done", where="action")
+    now = clock.now()
+    follow_up = FollowUp.objects.create(
+        observation=observation, director=actor, at=now, action=action.strip()
+    )
+    audit_record(
+        actor=actor,
+        action="police.follow_up",
+        subject=observation,
+        payload={"action": follow_up.action, "late": now > observation.follow_up_due},
+    )
+    return follow_up
+
+
+def follow_ups_overdue(now: dt.datetime | None = None) -> list[Anomaly]:
+    """Raise one ``police_follow_up_overdue`` anomaly per observation past its eight days
+    without a follow-up (runs on a schedule; raising twice returns the first anomaly)."""
+    now = now or clock.now()
+    late = Observation.objects.filter(follow_up__isnull=True, follow_up_due__lt=now)
+    return [
+        anomaly_raise(
+            detector="police_follow_up_overdue",
+            severity=Severity.WARNING,
+            subject=observation,
+            summary=f"no follow-up to the police observation of "
+            f"{observation.visited_at:%Y-%m-%d} (due {observation.follow_up_due:%Y-%m-%d})",
+            evidence={
+                "observation": observation.pk,
+                "visited_at": observation.visited_at.isoformat(),
+                "due": observation.follow_up_due.isoformat(),
+                "injunctions": observation.injunctions,
+            },
+            dedup_key=f"police_follow_up:{observation.pk}",
+        )
+        for observation in late
+    ]
