@@ -152,6 +152,7 @@ SPECTACULAR_SETTINGS = {
         "PackStateEnum": "shoes.models.PackState",
         "PackKindEnum": "shoes.models.PackKind",
         "PackEventKindEnum": "shoes.models.PackEvent.Kind",
+        "DisputeStateEnum": "casino.disputes.models.DisputeState",
     },
 }
 

@@ -4,8 +4,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
 from audit import api as audit_api
+from casino.disputes import api as disputes_api
 from casino.floor import api as floor_api
 from casino.people import api as people_api
+from casino.police import api as police_api
 from shoes import api as shoes_api
 
 api_v1 = [
@@ -41,6 +43,24 @@ api_v1 = [
     path("shifts/<int:pk>/close", floor_api.ShiftClose.as_view(), name="shift-close"),
     path("shifts/<int:pk>/duties", floor_api.DutyAssign.as_view(), name="duty-assign"),
     path("duties/<int:pk>/end", floor_api.DutyOff.as_view(), name="duty-end"),
+    path("disputes", disputes_api.DisputeList.as_view(), name="disputes"),
+    path("disputes/raise", disputes_api.DisputeRaise.as_view(), name="dispute-raise"),
+    path("disputes/<int:pk>", disputes_api.DisputeDetail.as_view(), name="dispute"),
+    path("disputes/<int:pk>/evidence", disputes_api.EvidenceAdd.as_view(), name="dispute-evidence"),
+    path("disputes/<int:pk>/review", disputes_api.DisputeReview.as_view(), name="dispute-review"),
+    path("disputes/<int:pk>/decide", disputes_api.DisputeDecide.as_view(), name="dispute-decide"),
+    path("disputes/<int:pk>/appeal", disputes_api.DisputeAppeal.as_view(), name="dispute-appeal"),
+    path(
+        "disputes/<int:pk>/withdraw",
+        disputes_api.DisputeWithdraw.as_view(),
+        name="dispute-withdraw",
+    ),
+    path("police/observations", police_api.Observations.as_view(), name="observations"),
+    path(
+        "police/observations/<int:pk>/follow-up",
+        police_api.FollowUp.as_view(),
+        name="observation-follow-up",
+    ),
     path("coups", floor_api.CoupOpen.as_view(), name="coup-open"),
     path("coups/list", floor_api.CoupList.as_view(), name="coups"),
     path("coups/batch", floor_api.CoupBatch.as_view(), name="coup-batch"),
