@@ -162,6 +162,7 @@ class CoupAdmin(RecordAdmin):
         "result",
         "announcement",
         "movements",
+        "disputes",
     ]
     fields = readonly_fields
 
@@ -213,3 +214,39 @@ class CoupAdmin(RecordAdmin):
             )
             or "–"
         )
+
+    @admin.display(description="contestations / disputes")
+    def disputes(self, coup: Coup) -> str:
+        """Disputes about the coup or its stakes, with the corrections they ordered: the coup's
+        own records above stay as they were."""
+        from django.db.models import Q
+        from django.urls import reverse
+        from django.utils.html import format_html, format_html_join
+
+        from casino.disputes.models import Dispute
+
+        found = Dispute.objects.filter(
+            Q(coup=coup)
+            | Q(stake__coup=coup)
+            | Q(card__coup=coup)
+            | Q(movement__reference__startswith=f"coup:{coup.pk}:")
+        )
+        lines = format_html_join(
+            "",
+            '<div><a href="{}">{}</a> · {} · corrections: {}</div>',
+            (
+                (
+                    reverse("admin:disputes_dispute_change", args=[d.pk]),
+                    d,
+                    d.get_state_display(),
+                    "; ".join(
+                        f"{m.credit.code} → {m.debit.code}: {m.amount}"
+                        for m in Movement.objects.filter(reference=f"dispute:{d.pk}")
+                    )
+                    or "–",
+                )
+                for d in found
+            ),
+        )
+        raise_url = reverse("admin:disputes_dispute_raise") + f"?subject=coup&subject_id={coup.pk}"
+        return format_html('{}<a class="button" href="{}">Contester / Raise</a>', lines, raise_url)

@@ -114,6 +114,13 @@ _VIEW_ALL = (
     "shoes.view_cardlaid",
     "shoes.view_registervisa",
     "shoes.view_reconciliation",
+    "floor.view_duty",
+    "disputes.view_dispute",
+    "disputes.view_disputestep",
+    "disputes.view_evidence",
+    "disputes.view_decision",
+    "police.view_observation",
+    "police.view_followup",
 )
 # The pack register for those who handle packs.
 _PACKS = (
@@ -126,6 +133,11 @@ _PACKS = (
     "floor.view_coup",
     "floor.view_stake",
     "floor.view_settlement",
+    "floor.view_duty",
+    "disputes.view_dispute",  # floor staff raise disputes and follow them
+    "disputes.view_disputestep",
+    "disputes.view_evidence",
+    "disputes.view_decision",
 )
 # The director appoints staff (roles through staff_set_roles, which checks segregation).
 _STAFF_MANAGEMENT = (

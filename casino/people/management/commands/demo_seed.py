@@ -125,9 +125,37 @@ class Command(BaseCommand):
             day=clock.now().date(),
             remarks="Registre vu, scellés contrôlés.",
         )
+        self._disputes_and_police(staff)
         self.stdout.write(
-            "demo card room: 2 tables in séance with coups played; sealed packs in "
-            "store, one seal read as RF-2026-0030 (an anomaly to review)"
+            "demo card room: 2 séances played and closed; sealed packs in store, one seal read "
+            "as RF-2026-0030 (an anomaly to review); a dispute under review; a police visit "
+            "awaiting the director's follow-up"
+        )
+
+    def _disputes_and_police(self, staff: dict[str, User]) -> None:
+        """A patron contests a lost stake (the chef de partie has it under review), and the
+        commissioner's visit of the day waits for the director's follow-up."""
+        from casino import clock
+        from casino.disputes.services import dispute_raise, dispute_review
+        from casino.floor.models import Settlement
+        from casino.police.services import observation_record
+
+        lost = Settlement.objects.filter(outcome="lost").select_related("stake").first()
+        if lost is not None:
+            dispute = dispute_raise(
+                actor=staff["croupier"],
+                subject="stake",
+                subject_id=lost.stake_id,
+                claim="the patron says the plaque was on the other colour",
+                on_behalf_of=lost.stake.holder.name,
+                statement="J'avais misé avant la première carte, sur l'autre couleur.",
+            )
+            dispute_review(actor=staff["chef"], dispute_id=dispute.pk, note="patron heard")
+        observation_record(
+            actor=staff["commissaire"],
+            visited_at=clock.now(),
+            checks="seals of the sixains in store; règlement posted at both tables",
+            injunctions="post the règlement at the cage as well",
         )
 
     def _wait(self, message_id: int, timeout: float = 120.0) -> None:
