@@ -18,12 +18,15 @@ from django.core.management.base import BaseCommand, CommandError
 
 from casino import clock
 from casino.floor import coups
-from casino.floor.models import PostedReglement, Shift, Table
+from casino.floor.models import Account, PostedReglement, Shift, Table
 from casino.floor.services import (
+    balance,
     reglement_load_presets,
     rundown,
     shift_close,
+    shift_fill,
     shift_open,
+    table_account,
     table_create,
 )
 from casino.games.simulator import cut, random_stakes, shuffled
@@ -31,11 +34,14 @@ from shoes import services as packs
 
 COUPS_PER_HOUR = 60
 FLOAT = {"10000": 40, "2500": 40, "500": 100}
+FLOAT_TOTAL = sum(int(value) * number for value, number in FLOAT.items())
 DENOMINATIONS = (10000, 2500, 500, 100, 50, 10, 5, 1)
 
 
 def chips_for(total: int) -> dict[str, int]:
     """The chips a counting croupier finds for ``total``, largest denominations first."""
+    if total < 0:
+        raise CommandError(f"a table cannot hold {total}: the bank needed a fill")
     chips = {}
     for value in DENOMINATIONS:
         chips[str(value)], total = divmod(total, value)
@@ -138,9 +144,17 @@ class Command(BaseCommand):
     ) -> int:
         rules = shift.table.rules()
         talon: list[str] = []
+        bank = table_account(shift.table, Account.Kind.BANK)
         for n in range(count):
             if not talon:
                 talon = self._new_pack(staff, shift, rng)
+            if balance(bank) < FLOAT_TOTAL // 2:  # the chef de partie asks the cage for chips
+                shift_fill(
+                    actor=staff["caissier"],
+                    shift_id=shift.pk,
+                    amount=FLOAT_TOTAL,
+                    table_party=staff["chef"],
+                )
             coup = coups.coup_open(actor=staff["tailleur"], shift_id=shift.pk)
             for s in random_stakes(rng, n, rng.randint(0, per_coup), rules, prefix="p"):
                 on_refait = (
