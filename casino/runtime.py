@@ -301,6 +301,7 @@ class Supervisor:
 def prepare(services: Services) -> None:
     manage(services, "migrate", "--no-input", "-v", "0")
     manage(services, "collectstatic", "--no-input", "-v", "0")
+    manage(services, "init_signing")  # development keys under var/keys/, kept if present
 
 
 class Stop(Exception):

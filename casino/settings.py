@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "casino.floor",
     "casino.disputes",
     "casino.police",
+    "casino.reports",
     "audit",
     "shoes",
 ]
@@ -118,7 +119,19 @@ USE_TZ = True  # stored in UTC, shown in the casino's zone
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
-MEDIA_ROOT = VAR_DIR / "media"
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
+
+
+# Signed reports (casino/reports/signing.py). Development keys come from `manage.py init_signing`.
+REPORT_SIGNING_PKCS12 = env_str("REPORT_SIGNING_PKCS12", str(VAR_DIR / "keys" / "signer.p12"))
+REPORT_SIGNING_PASSPHRASE_FILE = env_str(
+    "REPORT_SIGNING_PASSPHRASE_FILE", str(VAR_DIR / "keys" / "signer.pass")
+)
+REPORT_SIGNING_PKCS11_MODULE = env_str("REPORT_SIGNING_PKCS11_MODULE", "")
+REPORT_SIGNING_PKCS11_TOKEN = env_str("REPORT_SIGNING_PKCS11_TOKEN", "")
+REPORT_SIGNING_PKCS11_KEY = env_str("REPORT_SIGNING_PKCS11_KEY", "")
+REPORT_SIGNING_PKCS11_PIN_FILE = env_str("REPORT_SIGNING_PKCS11_PIN_FILE", "")
+REPORT_TRUST_ROOTS = env_list("REPORT_TRUST_ROOTS", [str(VAR_DIR / "keys" / "ca.pem")])
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG and bool(CSRF_TRUSTED_ORIGINS))
@@ -176,6 +189,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "outbox.enqueue_scheduled",
         "schedule": 3600.0,
         "args": ("police.follow_ups_overdue",),
+    },
+    "daily-registers-hourly": {
+        "task": "outbox.enqueue_scheduled",
+        "schedule": 3600.0,
+        "args": ("reports.registers_due",),
     },
 }
 

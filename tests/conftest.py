@@ -40,6 +40,21 @@ def _media_in_a_temporary_folder(settings, tmp_path: Path) -> None:  # type: ign
     settings.MEDIA_ROOT = str(tmp_path / "media")
 
 
+@pytest.fixture(scope="session")
+def signing_keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A development CA and signing certificate, made once for the whole run."""
+    from casino.reports.signing import init_signing
+
+    return init_signing(tmp_path_factory.mktemp("keys"), organisation="Casino des tests")
+
+
+@pytest.fixture(autouse=True)
+def _signing_keys_configured(settings, signing_keys: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    settings.REPORT_SIGNING_PKCS12 = str(signing_keys["pkcs12"])
+    settings.REPORT_SIGNING_PASSPHRASE_FILE = str(signing_keys["passphrase"])
+    settings.REPORT_TRUST_ROOTS = [str(signing_keys["ca"])]
+
+
 @pytest.fixture
 def api(cast: Cast):  # type: ignore[no-untyped-def]
     """``api(user)`` is an API client authenticated by that user's token."""
@@ -74,6 +89,10 @@ def service_env(**extra: str) -> dict[str, str]:
         REDIS_URL=settings.REDIS_URL,
         CELERY_QUEUE=settings.CELERY_TASK_DEFAULT_QUEUE,
         PYTHONUNBUFFERED="1",
+        MEDIA_ROOT=str(settings.MEDIA_ROOT),
+        REPORT_SIGNING_PKCS12=settings.REPORT_SIGNING_PKCS12,
+        REPORT_SIGNING_PASSPHRASE_FILE=settings.REPORT_SIGNING_PASSPHRASE_FILE,
+        REPORT_TRUST_ROOTS=",".join(settings.REPORT_TRUST_ROOTS),
     )
     env.update(extra)
     return env

@@ -590,4 +590,8 @@ def shift_close(
             involved=[counted_by.pk, actor.pk],
             dedup_key=f"cash_variance:{shift.pk}",
         )
+    # The séance's signed report: asked for now, rendered by a worker after commit.
+    from casino.reports.services import shift_report_request
+
+    shift_report_request(shift=shift, actor=actor, reason="séance fermée / shift closed")
     return figures

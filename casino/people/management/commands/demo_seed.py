@@ -54,6 +54,32 @@ class Command(BaseCommand):
             self.stdout.write(f"  {username:<12} {password}")
         if wait_for_worker:
             self._wait(message.pk)
+            self._wait_for_reports()
+        else:
+            self.stdout.write(
+                "signed séance reports: admin > Rapports signés (rendered by the worker)"
+            )
+
+    def _wait_for_reports(self, timeout: float = 300.0) -> None:
+        """The closed séances' signed reports, rendered by the worker, verified here."""
+        from casino.reports.models import Report
+        from casino.reports.signing import verify_pdf
+
+        deadline = time.monotonic() + timeout
+        for report in Report.objects.select_related("outbox").order_by("id"):
+            while report.rendered_at is None:
+                if report.outbox is not None and report.outbox.last_error:
+                    raise CommandError(f"{report} failed: {report.outbox.last_error}")
+                if time.monotonic() > deadline:
+                    raise CommandError(f"{report} was not rendered in {timeout} s")
+                time.sleep(0.5)
+                report = Report.objects.select_related("outbox").get(pk=report.pk)
+            verdict = verify_pdf(report.pdf.read())
+            report.pdf.close()
+            self.stdout.write(
+                f"{report}: {report.pdf.path} ({report.pages} pages), "
+                f"signature {'valid' if verdict.ok else 'NOT VALID'}"
+            )
 
     def _staff(self) -> dict[str, str]:
         store = settings.VAR_DIR / "demo-logins.json"

@@ -1,0 +1,562 @@
+"""What a séance's report says: who worked, under which règlement, with which packs, every coup,
+the money, the prison, the rundown, disputes, anomalies, two charts and the audit checkpoint."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count, Q, Sum
+from django.db.models.functions import TruncHour
+from django.utils import timezone
+from reportlab.graphics.charts.barcharts import VerticalBarChart
+from reportlab.graphics.shapes import Drawing, Line, Rect, String
+from reportlab.lib import colors
+from reportlab.platypus import Flowable, Spacer
+
+from audit.models import Anomaly
+from casino.disputes.models import Dispute
+from casino.floor.coups import table_prison
+from casino.floor.models import Coup, CoupResult, Duty, Movement, Settlement, Shift, Stake
+from casino.floor.selectors import shift_figures
+from casino.floor.services import rundown, table_account
+from casino.games.odds import composition_of_decks, edges, first_coup
+from casino.games.reglement import Reglement
+from casino.police.models import Observation
+from casino.reports.models import Report
+from casino.reports.pdf import WIDTH, Cards, Document, grid, heading, para, text
+from shoes.models import Pack, PackEvent, SealVerification
+
+COUPS_PER_TABLE = 60  # rows per table flowable: long séances split into many small tables
+
+
+def local(moment: Any, pattern: str = "%Y-%m-%d %H:%M") -> str:
+    return "-" if moment is None else timezone.localtime(moment).strftime(pattern)
+
+
+def person(user: Any) -> str:
+    full = user.get_full_name()
+    return f"{full} ({user.username})" if full else user.username
+
+
+def money(minor: int | None) -> str:
+    return "-" if minor is None else f"{minor / 100:,.2f}".replace(",", " ")
+
+
+def key_values(rows: list[tuple[str, str]]) -> Flowable:
+    return grid(
+        [[para(f"<b>{text(k)}</b>"), para(text(v))] for k, v in rows],
+        [55 * 2.83, WIDTH - 55 * 2.83],
+        header=False,
+    )
+
+
+def shift_document(report: Report) -> Document:
+    shift = Shift.objects.select_related("table__reglement", "opened_by").get(pk=report.shift_id)
+    table = shift.table
+    doc = Document(
+        "Rapport de séance",
+        "Shift report",
+        f"Table {table.number} - {local(shift.opened_at)} / {local(shift.closed_at, '%H:%M')}",
+        f"version {report.version} - chaîne d'audit / audit chain #{report.chain_to} "
+        f"{report.head_hash[:16]}...",
+    )
+    coups = Coup.objects.filter(shift=shift)
+    reglement = coups.first().reglement if coups.exists() else table.reglement  # type: ignore[union-attr]
+    packs = list(
+        Pack.objects.filter(Q(coups__shift=shift) | Q(events__shift=shift))
+        .distinct()
+        .order_by("id")
+    )
+    _seance(doc, report, shift, reglement, packs)
+    _packs(doc, packs)
+    _coups(doc, shift)
+    _prison(doc, shift)
+    _rundown(doc, shift)
+    _disputes(doc, shift)
+    _anomalies(doc, shift, packs)
+    _charts(doc, shift)
+    _checkpoint(doc, report)
+    return doc
+
+
+def _seance(doc: Document, report: Report, shift: Shift, reglement: Any, packs: list[Pack]) -> None:
+    table = shift.table
+    doc.add(heading("Séance", "Shift"))
+    doc.add(
+        key_values(
+            [
+                ("Casino", settings.CASINO_NAME),
+                ("Licence / licence", settings.CASINO_LICENCE),
+                ("Table / table", f"{table.number} - {table.get_game_display()}"),
+                ("Limites / limits", f"{money(table.min_stake)} - {money(table.max_stake)}"),
+                (
+                    "Ouverture / opened",
+                    f"{local(shift.opened_at)} par / by {person(shift.opened_by)}",
+                ),
+                ("Fermeture / closed", local(shift.closed_at)),
+                (
+                    "Règlement / règlement",
+                    f"{reglement.name} v{reglement.version}, en vigueur le / effective "
+                    f"{reglement.effective_from}, approuvé par / approved by "
+                    f"{person(reglement.approved_by)}",
+                ),
+                (
+                    "Rapport / report",
+                    f"version {report.version}, demandé le / requested {local(report.requested_at)}"
+                    f" ({report.reason})",
+                ),
+            ]
+        )
+    )
+    doc.add(heading("Personnel de service", "Staff on duty"))
+    rows: list[list[Any]] = [["personne / person", "poste / post", "de / from", "à / to", "motif"]]
+    rows.append([person(shift.opened_by), "chef de partie", local(shift.opened_at), "", ""])
+    for duty in Duty.objects.filter(shift=shift).select_related("person", "end"):
+        end = getattr(duty, "end", None)
+        rows.append(
+            [
+                person(duty.person),
+                duty.post,
+                local(duty.started_at),
+                local(end.at) if end else "",
+                end.reason if end else "",
+            ]
+        )
+    commissioners = {
+        person(v.commissaire)
+        for v in SealVerification.objects.filter(pack__in=packs).select_related("commissaire")
+    }
+    commissioners |= {
+        person(o.commissioner)
+        for o in Observation.objects.filter(
+            visited_at__gte=shift.opened_at, visited_at__lte=shift.closed_at or timezone.now()
+        ).select_related("commissioner")
+    }
+    for name in sorted(commissioners):
+        rows.append([name, "commissaire de police", "", "", "scellés, visites / seals, visits"])
+    doc.add(grid(rows, [150, 80, 70, 70, WIDTH - 370]))
+    doc.add(heading(f"Règlement {reglement.name} v{reglement.version}", "articles applied"))
+    doc.add(
+        grid(
+            [["art.", "texte / text"]]
+            + [
+                [a["number"], para(f"{text(a['fr'])} <i>/ {text(a['en'])}</i>", _small())]
+                for a in reglement.articles
+            ],
+            [25, WIDTH - 25],
+        )
+    )
+
+
+def _small() -> Any:
+    from casino.reports.pdf import SMALL
+
+    return SMALL
+
+
+def _packs(doc: Document, packs: list[Pack]) -> None:
+    doc.add(heading("Paquets utilisés", "Packs used"))
+    rows: list[list[Any]] = [
+        ["scellé / seal", "vérification / verification", "mêlé, coupé / shuffled, cut"]
+    ]
+    for pack in packs:
+        checks = "; ".join(
+            f"{person(v.commissaire)} {local(v.at)}: lu / read {v.seal_number_read}, {v.verdict}"
+            for v in pack.verifications.select_related("commissaire")
+        )
+        events = "; ".join(
+            f"{e.get_kind_display().split(' / ')[-1]} {local(e.at, '%H:%M')} "
+            f"{e.person or person(e.actor)}"
+            for e in pack.events.filter(
+                kind__in=[PackEvent.Kind.OPENED, PackEvent.Kind.SHUFFLED, PackEvent.Kind.CUT]
+            ).select_related("actor")
+        )
+        rows.append(
+            [
+                para(
+                    f"<b>{text(pack.seal_number)}</b><br/>{text(pack.get_kind_display())}", _small()
+                ),
+                para(text(checks or "-"), _small()),
+                para(text(events or "-"), _small()),
+            ]
+        )
+    doc.add(grid(rows, [90, 190, WIDTH - 280]))
+
+
+def _coup_rows(shift: Shift) -> Iterator[tuple[Coup, CoupResult | None]]:
+    for coup in (
+        Coup.objects.filter(shift=shift)
+        .select_related("outcome", "pack")
+        .order_by("id")
+        .iterator(chunk_size=500)
+    ):
+        yield coup, getattr(coup, "outcome", None)
+
+
+def _coups(doc: Document, shift: Shift) -> None:
+    doc.add(heading("Coups", "Coups"))
+    stakes = {
+        r["coup_id"]: r
+        for r in Stake.objects.filter(coup__shift=shift, withdrawal__isnull=True)
+        .values("coup_id")
+        .annotate(n=Count("id"), staked=Sum("amount"))
+    }
+    money_of = {
+        r["coup_id"]: r
+        for r in Settlement.objects.filter(coup__shift=shift)
+        .values("coup_id")
+        .annotate(
+            paid=Sum("paid"),
+            returned=Sum("returned"),
+            to_bank=Sum("to_bank"),
+            premium=Sum("premium"),
+        )
+    }
+    header = [
+        "no",
+        "rangée",
+        "cartes / cards",
+        "pts",
+        "annonce / announcement",
+        "mises",
+        "ramassé",
+        "payé",
+    ]
+    widths = [26, 34, 190, 20, 118, 45, 45, 45]
+    totals = {"n": 0, "staked": 0, "collected": 0, "paid": 0, "coups": 0}
+    rows: list[list[Any]] = [header]
+    spans: list[tuple[Any, ...]] = []
+
+    def flush() -> None:
+        nonlocal rows, spans
+        if len(rows) > 1:
+            doc.add(grid(rows, widths, extra=spans))
+        rows, spans = [header], []
+
+    pack = None
+    for coup, result in _coup_rows(shift):
+        if coup.pack_id != pack:
+            pack = coup.pack_id
+            rows.append([f"paquet / pack {coup.pack.seal_number}", "", "", "", "", "", "", ""])
+            spans += [
+                ("SPAN", (0, len(rows) - 1), (-1, len(rows) - 1)),
+                ("FONT", (0, len(rows) - 1), (-1, len(rows) - 1), "Helvetica-Bold", 7.5),
+            ]
+        s = stakes.get(coup.pk, {"n": 0, "staked": 0})
+        m = money_of.get(coup.pk, {"paid": 0, "returned": 0, "to_bank": 0, "premium": 0})
+        collected = (m["to_bank"] or 0) + (m["premium"] or 0)
+        paid = m["paid"] or 0
+        totals["coups"] += 1
+        totals["n"] += s["n"]
+        totals["staked"] += s["staked"] or 0
+        totals["collected"] += collected
+        totals["paid"] += paid
+        top = len(rows)
+        if result is None:
+            rows.append([str(coup.number), coup.get_phase_display(), "", "", "", "", "", ""])
+            rows.append(["", "", "", "", "", "", "", ""])
+        else:
+            said = result.announcement.get("result") or result.result
+            void = " (nul / void)" if result.void else ""
+            rows.append(
+                [
+                    str(coup.number),
+                    "noir",
+                    Cards(result.noir_cards, 190),
+                    str(result.noir_total),
+                    f"{result.announcement.get('noir') or ''} / {result.announcement.get('rouge') or ''}",
+                    f"{s['n']}: {money(s['staked'] or 0)}",
+                    money(collected),
+                    money(paid),
+                ]
+            )
+            rows.append(
+                [
+                    "",
+                    "rouge",
+                    Cards(result.rouge_cards, 190),
+                    str(result.rouge_total),
+                    f"{said}{void}",
+                    "",
+                    "",
+                    "",
+                ]
+            )
+        spans += [
+            ("SPAN", (0, top), (0, top + 1)),
+            ("LINEBELOW", (0, top), (-1, top), 0, colors.white),
+        ]
+        if len(rows) > 2 * COUPS_PER_TABLE:
+            flush()
+    flush()
+    figures = shift_figures(shift)
+    hold = "-" if figures.hold is None else f"{figures.hold:.2f} %"
+    doc.add(heading("Totaux", "Totals"))
+    doc.add(
+        key_values(
+            [
+                ("Coups / coups", str(totals["coups"])),
+                ("Mises / stakes", f"{totals['n']} pour / for {money(totals['staked'])}"),
+                ("Ramassé / collected", money(totals["collected"])),
+                ("Payé / paid", money(totals["paid"])),
+                ("Résultat / result (win)", money(figures.win)),
+                ("Drop, hold", f"{money(figures.drop)}, {hold}"),
+            ]
+        )
+    )
+
+
+def _prison(doc: Document, shift: Shift) -> None:
+    first = CoupResult.objects.filter(coup__shift=shift).order_by("id").first()
+    last = CoupResult.objects.filter(coup__shift=shift).order_by("-id").first()
+    carried_in = table_prison(shift, before=first) if first else table_prison(shift)
+    carried_out = last.prison_after if last else []
+    doc.add(heading("Prison", "Prisoners carried in and out"))
+    rows: list[list[Any]] = [["", "mise / stake", "chance", "retenu / held", "niveau / level"]]
+    for label, prisoners in (
+        ("entrée / in", [(p.stake, p.chance.value, p.held, p.level) for p in carried_in]),
+        ("sortie / out", [(p["stake"], p["chance"], p["held"], p["level"]) for p in carried_out]),
+    ):
+        if not prisoners:
+            rows.append([label, "-", "", "", ""])
+        for stake, chance, held, level in prisoners:
+            rows.append([label, str(stake), chance, money(held), str(level)])
+    doc.add(grid(rows, [70, 80, 80, 80, WIDTH - 310]))
+
+
+def _rundown(doc: Document, shift: Shift) -> None:
+    r = rundown(shift)
+    doc.add(heading("Caisse de la table", "Cash rundown"))
+    doc.add(
+        key_values(
+            [
+                ("Ouverture / opening", money(r.opening)),
+                ("Apports / fills", money(r.fills)),
+                ("Retours / credits", money(r.credits)),
+                ("Résultat du jeu / result of play", money(r.result)),
+                ("Attendu / expected", money(r.expected)),
+                ("Fermeture comptée / closing count", money(r.closing)),
+                ("Écart / variance", money(r.variance)),
+            ]
+        )
+    )
+    rows: list[list[Any]] = [
+        ["", "total", "jetons / chips", "compté par / counted by", "contresigné / countersigned"]
+    ]
+    for count in shift.counts.select_related("counted_by", "countersigned_by").order_by("at"):
+        chips = ", ".join(
+            f"{n} x {money(int(d))}"
+            for d, n in sorted(count.chips.items(), key=lambda c: -int(c[0]))
+        )
+        rows.append(
+            [
+                count.get_moment_display(),
+                money(count.total),
+                para(text(chips), _small()),
+                person(count.counted_by),
+                person(count.countersigned_by),
+            ]
+        )
+    doc.add(Spacer(1, 3), grid(rows, [60, 60, WIDTH - 340, 110, 110]))
+
+
+def _disputes(doc: Document, shift: Shift) -> None:
+    found = Dispute.objects.filter(
+        Q(coup__shift=shift)
+        | Q(stake__coup__shift=shift)
+        | Q(card__shift=shift)
+        | Q(movement__shift=shift)
+    ).prefetch_related("decisions__decided_by")
+    doc.add(heading("Contestations", "Disputes"))
+    rows: list[list[Any]] = [
+        ["no", "objet, réclamation / subject, claim", "état / state", "décisions / decisions"]
+    ]
+    for dispute in found:
+        decisions = "<br/>".join(
+            text(
+                f"{d.get_instance_display()}: {person(d.decided_by)} {local(d.decided_at)}, "
+                f"art. {', '.join(d.articles)}; corrections: "
+                + (
+                    "; ".join(f"{a} -> {b}: {money(n)}" for a, b, n in d.corrections)
+                    or "aucune / none"
+                )
+            )
+            for d in dispute.decisions.all()
+        )
+        rows.append(
+            [
+                str(dispute.pk),
+                para(text(f"{dispute.subject_label()}: {dispute.claim}"), _small()),
+                dispute.get_state_display(),
+                para(decisions or "-", _small()),
+            ]
+        )
+    if len(rows) == 1:
+        rows.append(["", "aucune / none", "", ""])
+    doc.add(grid(rows, [22, 190, 90, WIDTH - 302]))
+
+
+def _anomalies(doc: Document, shift: Shift, packs: list[Pack]) -> None:
+    coup_ids = [str(pk) for pk in Coup.objects.filter(shift=shift).values_list("pk", flat=True)]
+    found = Anomaly.objects.filter(
+        Q(subject_type="floor.shift", subject_id=str(shift.pk))
+        | Q(subject_type="floor.coup", subject_id__in=coup_ids)
+        | Q(subject_type="shoes.pack", subject_id__in=[str(p.pk) for p in packs])
+    ).order_by("detected_at")
+    doc.add(heading("Anomalies", "Anomalies and their review"))
+    rows: list[list[Any]] = [
+        ["détectée / detected", "détecteur", "gravité", "résumé / summary", "état / state"]
+    ]
+    for anomaly in found:
+        rows.append(
+            [
+                local(anomaly.detected_at),
+                anomaly.detector,
+                anomaly.severity,
+                para(text(anomaly.summary), _small()),
+                anomaly.get_state_display(),
+            ]
+        )
+    if len(rows) == 1:
+        rows.append(["", "aucune / none", "", "", ""])
+    doc.add(grid(rows, [70, 85, 45, WIDTH - 270, 70]))
+
+
+@functools.lru_cache(maxsize=8)
+def _edges(parameters: str) -> dict[str, Any]:
+    rules = Reglement.from_json(parameters)
+    return edges(first_coup(composition_of_decks(6, rules)), rules)
+
+
+def expected_result(shift: Shift, rules: Reglement) -> tuple[float, float, int]:
+    """The bank's expected result of the séance's stakes and its standard deviation, from the
+    odds module's exact per-stake edge and variance (stakes taken as independent), and the drop."""
+    table = _edges(rules.to_json())
+    mean = variance = 0.0
+    drop = 0
+    for chance, amount, insured, on_refait in (
+        Stake.objects.filter(coup__shift=shift, withdrawal__isnull=True)
+        .values_list("chance", "amount", "insured", "on_refait")
+        .iterator(chunk_size=2000)
+    ):
+        if insured:
+            mode = "insured"
+        elif rules.refait_mode == "choice":
+            mode = (
+                on_refait
+                if on_refait in ("half", "prison")
+                else "prison"
+                if on_refait
+                else rules.refait_default
+            )
+        else:
+            mode = rules.refait_mode
+        edge = table[chance][mode if mode in ("half", "prison", "insured") else "choice"]
+        mean += edge.edge * amount
+        variance += edge.variance * amount * amount
+        drop += amount
+    return mean, math.sqrt(variance), drop
+
+
+def _charts(doc: Document, shift: Shift) -> None:
+    bank = table_account(shift.table, "bank")  # type: ignore[arg-type]
+    by_hour = list(
+        Movement.objects.filter(shift=shift)
+        .exclude(kind__in=[Movement.Kind.FLOAT, Movement.Kind.FILL, Movement.Kind.CREDIT])
+        .annotate(hour=TruncHour("at", tzinfo=timezone.get_current_timezone()))
+        .values("hour")
+        .annotate(
+            came=Sum("amount", filter=Q(debit=bank)), went=Sum("amount", filter=Q(credit=bank))
+        )
+        .order_by("hour")
+    )
+    doc.add(heading("Résultat par heure", "Result by hour"))
+    drawing = Drawing(WIDTH, 130)
+    chart = VerticalBarChart()
+    chart.x, chart.y, chart.width, chart.height = 40, 20, WIDTH - 60, 95
+    values = [((h["came"] or 0) - (h["went"] or 0)) / 100 for h in by_hour] or [0]
+    chart.data = [values]
+    chart.categoryAxis.categoryNames = [local(h["hour"], "%Hh") for h in by_hour] or ["-"]
+    chart.categoryAxis.labels.fontSize = 7
+    chart.valueAxis.labels.fontSize = 7
+    chart.bars[0].fillColor = colors.HexColor("#2c3e50")
+    drawing.add(chart)
+    doc.add(drawing)
+
+    coup = Coup.objects.filter(shift=shift).select_related("reglement").first()
+    rules = (coup.reglement if coup else shift.table.reglement).engine()
+    mean, sd, drop = expected_result(shift, rules)
+    figures = shift_figures(shift)
+    doc.add(heading("Hold réel et attendu", "Actual vs. expected hold"))
+    if not drop:
+        doc.add(para("aucune mise / no stakes"))
+        return
+    expected, low, high = (100 * v / drop for v in (mean, mean - 1.96 * sd, mean + 1.96 * sd))
+    actual = 100 * figures.win / drop
+    doc.add(_hold_drawing(actual, expected, low, high))
+    doc.add(
+        para(
+            text(
+                f"hold réel / actual {actual:.2f} %; attendu / expected {expected:.2f} %, bande à "
+                f"95 % / 95 % band [{low:.2f} %, {high:.2f} %] (odds module: exact edge and variance "
+                f"of each stake under {rules.name}, normal approximation over {drop / 100:,.2f} staked)"
+            ),
+            _small(),
+        )
+    )
+
+
+def _hold_drawing(actual: float, expected: float, low: float, high: float) -> Drawing:
+    lo = min(low, actual, 0.0) - 1
+    hi = max(high, actual, 0.0) + 1
+    width, height = WIDTH, 50
+
+    def x(value: float) -> float:
+        return 20 + (value - lo) / (hi - lo) * (width - 40)
+
+    drawing = Drawing(width, height)
+    drawing.add(Line(20, 20, width - 20, 20, strokeColor=colors.grey))
+    drawing.add(
+        Rect(
+            x(low), 12, x(high) - x(low), 16, fillColor=colors.HexColor("#d6eaf8"), strokeColor=None
+        )
+    )
+    drawing.add(
+        Line(
+            x(expected), 8, x(expected), 32, strokeColor=colors.HexColor("#2980b9"), strokeWidth=1.5
+        )
+    )
+    drawing.add(
+        Rect(x(actual) - 3, 17, 6, 6, fillColor=colors.HexColor("#c0392b"), strokeColor=None)
+    )
+    drawing.add(Line(x(0), 14, x(0), 26, strokeColor=colors.black))
+    for value, label in (
+        (low, f"{low:.1f}%"),
+        (high, f"{high:.1f}%"),
+        (actual, f"réel {actual:.2f}%"),
+    ):
+        drawing.add(
+            String(x(value), 36 if value is actual else 2, label, fontSize=6.5, textAnchor="middle")
+        )
+    return drawing
+
+
+def _checkpoint(doc: Document, report: Report) -> None:
+    doc.add(heading("Chaîne d'audit", "Audit chain checkpoint"))
+    doc.add(
+        key_values(
+            [
+                ("Événements / events", f"#{report.chain_from} .. #{report.chain_to}"),
+                ("Tête à la clôture / head at close", f"#{report.chain_to}"),
+                ("Empreinte / head hash", report.head_hash),
+                (
+                    "Vérifier / verify",
+                    "python manage.py verify_audit; the regulator's export carries the events",
+                ),
+            ]
+        )
+    )
