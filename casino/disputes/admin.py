@@ -8,7 +8,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.http import HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, re_path, reverse
 from django.utils.html import format_html, format_html_join
@@ -49,7 +49,8 @@ class EvidenceInline(RecordInline):
 
     @admin.display(description="fichier / file")
     def download(self, evidence: Evidence) -> str:
-        return format_html('<a href="{}">{}</a>', evidence.file.url, evidence.name)
+        url = reverse("admin:disputes_evidence_file", args=[evidence.pk])
+        return format_html('<a href="{}">{}</a>', url, evidence.name)
 
 
 class DecisionInline(RecordInline):
@@ -166,6 +167,11 @@ class DisputeAdmin(RecordAdmin):
                 self.admin_site.admin_view(self.raise_view),
                 name="disputes_dispute_raise",
             ),
+            path(
+                "evidence/<int:pk>/",
+                self.admin_site.admin_view(self.evidence_file),
+                name="disputes_evidence_file",
+            ),
             re_path(
                 rf"^(?P<pk>\d+)/(?P<act>{'|'.join(self.ACTS)})/$",
                 self.admin_site.admin_view(self.act_on),
@@ -173,6 +179,18 @@ class DisputeAdmin(RecordAdmin):
             ),
             *super().get_urls(),
         ]
+
+    def evidence_file(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """Evidence is served to those who may see the dispute, never as a public file."""
+        evidence = get_object_or_404(Evidence, pk=pk)
+        if not self.has_view_permission(request, evidence.dispute):
+            return HttpResponse(status=403)
+        return FileResponse(
+            evidence.file.open("rb"),
+            as_attachment=True,
+            filename=evidence.name,
+            content_type=evidence.content_type,
+        )
 
     def raise_view(self, request: HttpRequest) -> HttpResponse:
         form = RaiseForm(request.POST or None, request.FILES or None, initial=request.GET.dict())
@@ -195,7 +213,7 @@ class DisputeAdmin(RecordAdmin):
             form=form,
             act=act,
             done_url=reverse("admin:disputes_dispute_changelist"),
-            template="admin/disputes/dispute/act.html",
+            template="admin/act.html",
             title="Contester / Raise a dispute",
         )
 
@@ -225,7 +243,7 @@ class DisputeAdmin(RecordAdmin):
             form=form,
             act=run,
             done_url=reverse("admin:disputes_dispute_change", args=[pk]),
-            template="admin/disputes/dispute/act.html",
+            template="admin/act.html",
             title=f"{self.ACTS[act][1]}: {dispute}",
             dispute=dispute,
             subject=self.subject_played(dispute),

@@ -121,6 +121,8 @@ _VIEW_ALL = (
     "disputes.view_decision",
     "police.view_observation",
     "police.view_followup",
+    "reports.view_report",
+    "reports.view_registersignoff",
 )
 # The pack register for those who handle packs.
 _PACKS = (
@@ -149,7 +151,12 @@ _STAFF_MANAGEMENT = (
 ROLE_PERMISSIONS: dict[Role, tuple[str, ...]] = {
     Role.DIRECTEUR: (*_VIEW_ALL, *_STAFF_MANAGEMENT, "audit.change_anomaly"),
     Role.COMITE: _VIEW_ALL,
-    Role.CHEF_DE_PARTIE: ("audit.view_anomaly", "people.view_staffprofile", *_PACKS),
+    Role.CHEF_DE_PARTIE: (
+        "audit.view_anomaly",
+        "people.view_staffprofile",
+        "reports.view_report",
+        *_PACKS,
+    ),
     Role.TAILLEUR: _PACKS,
     Role.CROUPIER: _PACKS,
     Role.CAISSIER: _PACKS,

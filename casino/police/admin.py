@@ -81,7 +81,7 @@ class ObservationAdmin(RecordAdmin):
             form=ObservationForm(request.POST or None),
             act=act,
             done_url=reverse("admin:police_observation_changelist"),
-            template="admin/disputes/dispute/act.html",
+            template="admin/act.html",
             title="Registre de police: observation",
         )
 
@@ -97,6 +97,6 @@ class ObservationAdmin(RecordAdmin):
             form=FollowUpForm(request.POST or None),
             act=act,
             done_url=reverse("admin:police_observation_change", args=[pk]),
-            template="admin/disputes/dispute/act.html",
+            template="admin/act.html",
             title=f"Suite à / Follow-up to {observation}",
         )

@@ -196,7 +196,7 @@ def report_render(*, version: int, shift: int | None = None, day: str | None = N
     pdf, pages = document.render()
     pause = float(os.environ.get(PAUSE_ENV) or 0)
     if pause:
-        print(f"rendering report {report.pk}: pausing {pause}s", flush=True)
+        print(f"rendering report {report.pk} in {os.getpid()}: pausing {pause}s", flush=True)
         time.sleep(pause)
     signed, signer = sign_pdf(
         pdf,

@@ -8,6 +8,7 @@ import io
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pypdf
 import pytest
@@ -60,7 +61,7 @@ def test_closing_a_seance_asks_for_its_report_in_the_same_transaction(cast, post
 def test_the_report_is_signed_intact_and_says_what_happened(cast, posted, tmp_path):
     shift = closed_seance()
     report = rendered(shift)
-    data = open(report.pdf.path, "rb").read()
+    data = Path(report.pdf.path).read_bytes()
     assert report.sha256 == hashlib.sha256(data).hexdigest()
     logged = AuditEvent.objects.get(action="report.rendered")
     assert report.sha256 in logged.payload

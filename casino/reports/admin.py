@@ -1,0 +1,184 @@
+"""Reports in the admin: their status (a failed render shows its error), download, the regulator's
+export, regeneration, the verification of the stored file, and the register's sign-offs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+
+from casino.admin_base import RecordAdmin
+from casino.reports import services
+from casino.reports.export import export_zip
+from casino.reports.models import RegisterSignOff, Report
+from casino.reports.signing import verify_pdf
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(label="motif / reason", max_length=200)
+
+
+class SignOffForm(forms.Form):
+    confirm = forms.BooleanField(
+        label="Je certifie exact le registre de cette journée / I certify this day's register exact"
+    )
+
+
+@admin.register(Report)
+class ReportAdmin(RecordAdmin):
+    list_display = ["__str__", "kind", "version", "state", "requested_at", "rendered_at", "pages"]
+    list_filter = ["kind", "day"]
+    date_hierarchy = "requested_at"
+    readonly_fields = [
+        "kind",
+        "shift",
+        "day",
+        "version",
+        "state",
+        "requested_at",
+        "requested_by",
+        "reason",
+        "chain_from",
+        "chain_to",
+        "head_hash",
+        "rendered_at",
+        "sha256",
+        "pages",
+        "signer",
+        "verification",
+        "sign_offs",
+        "acts",
+    ]
+    fields = readonly_fields
+
+    @admin.display(description="état / status")
+    def state(self, report: Report) -> str:
+        if report.status == "failed":
+            assert report.outbox is not None
+            return format_html(
+                "échec / failed ({} attempts): <code>{}</code>",
+                report.outbox.send_count,
+                report.outbox.last_error,
+            )
+        return {"signed": "signé / signed", "pending": "en attente / pending"}[report.status]
+
+    @admin.display(description="vérification / verification")
+    def verification(self, report: Report) -> str:
+        if report.rendered_at is None:
+            return "-"
+        with report.pdf.open("rb") as pdf:
+            result = verify_pdf(pdf.read())
+        verdict = "VALIDE / VALID" if result.ok else "NON VALIDE / NOT VALID"
+        return format_html(
+            "<strong>{}</strong>{}",
+            verdict,
+            format_html_join("", "<div>{}</div>", ((f,) for f in result.findings)),
+        )
+
+    @admin.display(description="visas / sign-offs")
+    def sign_offs(self, report: Report) -> str:
+        if report.day is None:
+            return "-"
+        found = RegisterSignOff.objects.filter(day=report.day).select_related("person")
+        return (
+            format_html_join(
+                "",
+                "<div>{}: {} ({:%Y-%m-%d %H:%M})</div>",
+                ((s.capacity, s.person, s.at) for s in found),
+            )
+            or "-"
+        )
+
+    @admin.display(description="actes / acts")
+    def acts(self, report: Report) -> str:
+        links = []
+        if report.rendered_at is not None:
+            links.append((reverse("admin:reports_report_pdf", args=[report.pk]), "PDF"))
+        links.append((reverse("admin:reports_report_export", args=[report.pk]), "export (zip)"))
+        links.append(
+            (reverse("admin:reports_report_regenerate", args=[report.pk]), "Régénérer / regenerate")
+        )
+        if report.day is not None and report.rendered_at is not None:
+            links.append(
+                (reverse("admin:reports_report_sign_off", args=[report.pk]), "Viser / sign off")
+            )
+        return format_html_join(" ", '<a class="button" href="{}">{}</a>', links)
+
+    def get_urls(self) -> list[Any]:
+        def view(name: str, fn: Any) -> Any:
+            return path(
+                f"<int:pk>/{name}/", self.admin_site.admin_view(fn), name=f"reports_report_{name}"
+            )
+
+        return [
+            view("pdf", self.pdf_view),
+            view("export", self.export_view),
+            view("regenerate", self.regenerate_view),
+            view("sign_off", self.sign_off_view),
+            *super().get_urls(),
+        ]
+
+    def _report(self, request: HttpRequest, pk: int) -> Report:
+        report = get_object_or_404(Report, pk=pk)
+        if not self.has_view_permission(request, report):
+            raise PermissionDenied
+        return report
+
+    def pdf_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        report = self._report(request, pk)
+        if report.rendered_at is None:
+            return HttpResponse("not rendered yet", status=404)
+        return FileResponse(
+            report.pdf.open("rb"), as_attachment=True, filename=f"{report.pdf.name.split('/')[-1]}"
+        )
+
+    def export_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        report = self._report(request, pk)
+        response = HttpResponse(export_zip(report), content_type="application/zip")
+        name = f"export-{report.kind}-{report.shift_id or report.day}-v{report.version}.zip"
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
+    def regenerate_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        report = self._report(request, pk)
+
+        def act(data: dict[str, Any]) -> tuple[str, int]:
+            new = services.report_regenerate(actor=request.user, report_id=pk, **data)
+            return f"{new} demandé / requested", messages.SUCCESS
+
+        return self.act_view(
+            request,
+            form=ReasonForm(request.POST or None),
+            act=act,
+            done_url=reverse("admin:reports_report_changelist"),
+            template="admin/act.html",
+            title=f"Régénérer / Regenerate: {report}",
+        )
+
+    def sign_off_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        report = self._report(request, pk)
+
+        def act(data: dict[str, Any]) -> tuple[str, int]:
+            assert report.day is not None
+            services.register_sign_off(actor=request.user, day=report.day)
+            return "Visa enregistré / Sign-off recorded", messages.SUCCESS
+
+        return self.act_view(
+            request,
+            form=SignOffForm(request.POST or None),
+            act=act,
+            done_url=reverse("admin:reports_report_change", args=[pk]),
+            template="admin/act.html",
+            title=f"Certifié exact: {report}",
+        )
+
+
+@admin.register(RegisterSignOff)
+class RegisterSignOffAdmin(RecordAdmin):
+    list_display = ["day", "capacity", "person", "at", "report"]
