@@ -17,15 +17,13 @@ TABLES = 8
 STAKES = 10
 
 
-def _setup() -> tuple[dict[str, Any], list[Any]]:
+def _setup(tables: int = TABLES) -> tuple[dict[str, Any], list[Any]]:
     from django.contrib.auth.models import User
 
     from casino import clock
-    from casino.floor.models import PostedReglement
-    from casino.floor.services import reglement_load_presets, shift_open, table_create
+    from casino.floor.services import reglement_load_presets
     from casino.people.roles import Role
     from casino.people.services import staff_create
-    from shoes import services as packs
 
     root = User.objects.create_superuser("bench-root", "", None)
     staff = {
@@ -39,54 +37,61 @@ def _setup() -> tuple[dict[str, Any], list[Any]]:
             ("commissaire", Role.COMMISSAIRE),
         )
     }
-    for number in range(1, TABLES + 1):  # each table its own tailleur and croupier on duty
-        for name, role in (("tailleur", Role.TAILLEUR), ("croupier", Role.CROUPIER)):
-            staff[f"{name}{number}"] = staff_create(
-                actor=root, username=f"bench-{name}{number}", full_name=name, roles=[role]
-            )
+    staff["root"] = root
     reglement_load_presets(actor=staff["commissaire"], effective_from=clock.now().date())
-    posted = PostedReglement.objects.get(name="baden-1854")
-    shifts = []
-    for number in range(1, TABLES + 1):
-        table = table_create(
-            actor=staff["directeur"],
-            number=number,
-            game="trente-et-quarante",
-            reglement_id=posted.pk,
-            min_stake=500,
-            max_stake=600_000,
+    return staff, [open_table(staff, number) for number in range(1, tables + 1)]
+
+
+def open_table(staff: dict[str, Any], number: int) -> Any:
+    """Table ``number`` with its own tailleur and croupier on duty and a sixain in play."""
+    from casino.floor.models import PostedReglement
+    from casino.floor.services import shift_open, table_create
+    from casino.people.roles import Role
+    from casino.people.services import staff_create
+    from shoes import services as packs
+
+    for name, role in (("tailleur", Role.TAILLEUR), ("croupier", Role.CROUPIER)):
+        staff[f"{name}{number}"] = staff_create(
+            actor=staff["root"], username=f"bench-{name}{number}", full_name=name, roles=[role]
         )
-        shift = shift_open(
-            actor=staff["chef"],
-            table=table,
-            chips={"10000": 50},
-            counted_by=staff["croupier"],
-            countersigned_by=staff["directeur"],
-            tailleur=staff[f"tailleur{number}"],
-            croupiers=[staff[f"croupier{number}"]],
-        )
-        pack = packs.pack_receive(
-            actor=staff["caissier"],
-            kind="sixain",
-            maker="bench",
-            maker_pack_numbers="-",
-            seal_number=f"B-{number}",
-            sealing_authority="-",
-            store_location="-",
-        )
-        packs.pack_store(actor=staff["caissier"], pack_id=pack.pk)
-        packs.seal_verify(
-            actor=staff["commissaire"],
-            pack_id=pack.pk,
-            seal_number_read=pack.seal_number,
-            verdict="intact",
-        )
-        packs.pack_open(actor=staff["chef"], pack_id=pack.pk, shift_id=shift.pk)
-        packs.pack_shuffle(actor=staff["croupier"], pack_id=pack.pk)
-        packs.pack_shuffle(actor=staff[f"tailleur{number}"], pack_id=pack.pk)
-        packs.pack_cut(actor=staff[f"tailleur{number}"], pack_id=pack.pk, cut_by="bench")
-        shifts.append(shift)
-    return staff, shifts
+    table = table_create(
+        actor=staff["directeur"],
+        number=number,
+        game="trente-et-quarante",
+        reglement_id=PostedReglement.objects.get(name="baden-1854").pk,
+        min_stake=500,
+        max_stake=600_000,
+    )
+    shift = shift_open(
+        actor=staff["chef"],
+        table=table,
+        chips={"10000": 50},
+        counted_by=staff["croupier"],
+        countersigned_by=staff["directeur"],
+        tailleur=staff[f"tailleur{number}"],
+        croupiers=[staff[f"croupier{number}"]],
+    )
+    pack = packs.pack_receive(
+        actor=staff["caissier"],
+        kind="sixain",
+        maker="bench",
+        maker_pack_numbers="-",
+        seal_number=f"B-{number}",
+        sealing_authority="-",
+        store_location="-",
+    )
+    packs.pack_store(actor=staff["caissier"], pack_id=pack.pk)
+    packs.seal_verify(
+        actor=staff["commissaire"],
+        pack_id=pack.pk,
+        seal_number_read=pack.seal_number,
+        verdict="intact",
+    )
+    packs.pack_open(actor=staff["chef"], pack_id=pack.pk, shift_id=shift.pk)
+    packs.pack_shuffle(actor=staff["croupier"], pack_id=pack.pk)
+    packs.pack_shuffle(actor=staff[f"tailleur{number}"], pack_id=pack.pk)
+    packs.pack_cut(actor=staff[f"tailleur{number}"], pack_id=pack.pk, cut_by="bench")
+    return shift
 
 
 def _play_coup(staff: dict[str, Any], shift: Any, n: int) -> None:
