@@ -361,7 +361,7 @@ def _rundown(doc: Document, shift: Shift) -> None:
                 person(count.countersigned_by),
             ]
         )
-    doc.add(Spacer(1, 3), grid(rows, [60, 60, WIDTH - 340, 110, 110]))
+    doc.add(Spacer(1, 3), grid(rows, [85, 55, WIDTH - 350, 105, 105]))
 
 
 def _disputes(doc: Document, shift: Shift) -> None:
@@ -415,7 +415,7 @@ def _anomalies(doc: Document, shift: Shift, packs: list[Pack]) -> None:
         rows.append(
             [
                 local(anomaly.detected_at),
-                anomaly.detector,
+                para(text(anomaly.detector), _small()),
                 anomaly.severity,
                 para(text(anomaly.summary), _small()),
                 anomaly.get_state_display(),
@@ -423,7 +423,7 @@ def _anomalies(doc: Document, shift: Shift, packs: list[Pack]) -> None:
         )
     if len(rows) == 1:
         rows.append(["", "aucune / none", "", "", ""])
-    doc.add(grid(rows, [70, 85, 45, WIDTH - 270, 70]))
+    doc.add(grid(rows, [65, 95, 40, WIDTH - 270, 70]))
 
 
 @functools.lru_cache(maxsize=8)
