@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar
+import functools
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import OVERSIGHT, HoldsRole
 from casino.api.serializers import StrictSerializer
@@ -88,24 +89,6 @@ class PackDetail(generics.RetrieveAPIView[Pack]):
     queryset = Pack.objects.prefetch_related("events__actor", "events__table")
 
 
-class PackAct(APIView):
-    """Base of the acts on one pack: validate the input, call the service, answer the pack."""
-
-    input: ClassVar[type[serializers.Serializer[Any]]]
-    act: ClassVar[Callable[..., Any]]
-
-    def post(self, request: Request, pk: int) -> Response:
-        return self.perform(request, pk)
-
-    @idempotent
-    def perform(self, request: Request, pk: int) -> Response:
-        data = self.input(data=request.data)
-        data.is_valid(raise_exception=True)
-        type(self).act(actor=request.user, pack_id=pk, **data.validated_data)
-        pack = Pack.objects.prefetch_related("events").get(pk=pk)
-        return Response(PackDetailSerializer(pack).data, status=201)
-
-
 class Empty(StrictSerializer):
     pass
 
@@ -167,14 +150,13 @@ class DestroyInput(StrictSerializer):
     remarks = serializers.CharField(required=False, allow_blank=True)
 
 
-def _act(
-    name: str, service: Callable[..., Any], input_: type[serializers.Serializer[Any]], doc: str
-) -> type[PackAct]:
-    view = type(name, (PackAct,), {"input": input_, "act": staticmethod(service), "__doc__": doc})
-    view.post = extend_schema(request=input_, responses=PackDetailSerializer)(  # type: ignore[method-assign]
-        view.post
-    )
-    return view
+def _pack(pk: int) -> Any:
+    return PackDetailSerializer(Pack.objects.prefetch_related("events").get(pk=pk)).data
+
+
+_act = functools.partial(
+    record_act, record_id="pack_id", answer=_pack, response=PackDetailSerializer
+)
 
 
 PackStore = _act("PackStore", services.pack_store, Empty, "Put a received pack in the store.")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar
+import functools
+from typing import Any
 
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers
@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import OVERSIGHT, HoldsRole
 from casino.api.serializers import StrictSerializer
@@ -139,21 +140,6 @@ class DisputeRaise(APIView):
         return Response(DisputeSerializer(dispute).data, status=201)
 
 
-class DisputeAct(APIView):
-    input: ClassVar[type[serializers.Serializer[Any]]]
-    act: ClassVar[Callable[..., Any]]
-
-    def post(self, request: Request, pk: int) -> Response:
-        return self.perform(request, pk)
-
-    @idempotent
-    def perform(self, request: Request, pk: int) -> Response:
-        data = self.input(data=request.data)
-        data.is_valid(raise_exception=True)
-        type(self).act(actor=request.user, dispute_id=pk, **data.validated_data)
-        return Response(DisputeSerializer(Dispute.objects.get(pk=pk)).data, status=201)
-
-
 class NoteInput(StrictSerializer):
     note = serializers.CharField()
 
@@ -176,16 +162,13 @@ class DecideInput(StrictSerializer):
     override_reason = serializers.CharField(required=False, allow_blank=True)
 
 
-def _act(
-    name: str, service: Callable[..., Any], input_: type[serializers.Serializer[Any]], doc: str
-) -> type[DisputeAct]:
-    view = type(
-        name, (DisputeAct,), {"input": input_, "act": staticmethod(service), "__doc__": doc}
-    )
-    view.post = extend_schema(request=input_, responses=DisputeSerializer)(  # type: ignore[method-assign]
-        view.post
-    )
-    return view
+def _dispute(pk: int) -> Any:
+    return DisputeSerializer(Dispute.objects.get(pk=pk)).data
+
+
+_act = functools.partial(
+    record_act, record_id="dispute_id", answer=_dispute, response=DisputeSerializer
+)
 
 
 DisputeReview = _act(

@@ -116,6 +116,121 @@ def _play_coup(staff: dict[str, Any], shift: Any, n: int) -> None:
     coups.coup_settle(actor=croupier, coup_id=coup.pk)
 
 
+class CoupCopier:
+    """Copies of one settled coup (its stakes, cards, result, settlements and movements), written
+    by plain bulk INSERTs: the rows the services write, without the services."""
+
+    def __init__(self, coup: Any) -> None:
+        from casino.floor.models import CoupResult, Movement, Settlement, Stake
+        from shoes.models import CardLaid
+
+        self.coup = coup
+        self.stakes = list(Stake.objects.filter(coup=coup))
+        self.cards = list(CardLaid.objects.filter(coup=coup).order_by("seq"))
+        self.result = CoupResult.objects.get(coup=coup)
+        self.settlements = list(Settlement.objects.filter(coup=coup).select_related("stake"))
+        self.movements = list(Movement.objects.filter(reference__startswith=f"coup:{coup.pk}:"))
+
+    def copy(self, number: int, *, shift: Any = None) -> Any:
+        from casino.floor.models import Coup, CoupResult, Movement, Settlement, Stake
+        from shoes.models import CardLaid
+
+        c = self.coup
+        shift = shift or c.shift
+        new = Coup.objects.bulk_create(
+            [
+                Coup(
+                    shift=shift,
+                    pack=c.pack,
+                    number=number,
+                    reglement=c.reglement,
+                    opened_at=c.opened_at,
+                    opened_by=c.opened_by,
+                    phase="settled",
+                )
+            ]
+        )[0]
+        copies = Stake.objects.bulk_create(
+            [
+                Stake(
+                    coup=new,
+                    ref=s.ref,
+                    holder_id=s.holder_id,
+                    chance=s.chance,
+                    amount=s.amount,
+                    placed_at=s.placed_at,
+                    placed_by_id=s.placed_by_id,
+                )
+                for s in self.stakes
+            ]
+        )
+        CardLaid.objects.bulk_create(
+            [
+                CardLaid(
+                    pack=card.pack,
+                    seq=100_000 + number * 20 + i,
+                    card=card.card,
+                    at=card.at,
+                    actor_id=card.actor_id,
+                    shift=shift,
+                    coup=new,
+                )
+                for i, card in enumerate(self.cards)
+            ]
+        )
+        r = self.result
+        CoupResult.objects.bulk_create(
+            [
+                CoupResult(
+                    coup=new,
+                    noir_cards=r.noir_cards,
+                    rouge_cards=r.rouge_cards,
+                    noir_total=r.noir_total,
+                    rouge_total=r.rouge_total,
+                    result=r.result,
+                    couleur=r.couleur,
+                    void=False,
+                    last=False,
+                    announcement=r.announcement,
+                    prison_after=[],
+                    settled_at=r.settled_at,
+                    settled_by_id=r.settled_by_id,
+                )
+            ]
+        )
+        by_ref = {s.ref: s for s in copies}
+        Settlement.objects.bulk_create(
+            [
+                Settlement(
+                    coup=new,
+                    stake=by_ref[s.stake.ref],
+                    outcome=s.outcome,
+                    paid=s.paid,
+                    returned=s.returned,
+                    to_bank=s.to_bank,
+                )
+                for s in self.settlements
+            ]
+        )
+        Movement.objects.bulk_create(
+            [
+                Movement(
+                    at=m.at,
+                    debit_id=m.debit_id,
+                    credit_id=m.credit_id,
+                    amount=m.amount,
+                    kind=m.kind,
+                    shift=shift,
+                    reference=f"coup:{new.pk}:copy",
+                    idempotency_key=f"copy:{new.pk}:{i}",
+                    actor_id=m.actor_id,
+                )
+                for i, m in enumerate(self.movements)
+            ]
+        )
+        return new
+
+
 def _bulk_floor(coup_count: int) -> float:
     """The same rows, written with plain bulk INSERTs in one transaction: coups, stakes, cards,
     results, settlements, movements and chained audit events. Returns seconds."""
@@ -123,114 +238,18 @@ def _bulk_floor(coup_count: int) -> float:
 
     from audit.canonical import canonical_json, event_bytes, format_time
     from audit.models import AuditEvent
-    from casino.floor.models import Coup, CoupResult, Movement, Settlement, Stake
-    from shoes.models import CardLaid
+    from casino.floor.models import Coup
 
-    # Copy the rows the services wrote for one coup, as templates.
     coup = Coup.objects.filter(phase="settled").first()
     assert coup is not None
-    stakes = list(Stake.objects.filter(coup=coup))
-    cards = list(CardLaid.objects.filter(coup=coup))
-    result = CoupResult.objects.get(coup=coup)
-    settlements = list(Settlement.objects.filter(coup=coup))
-    movements = list(Movement.objects.filter(reference__startswith=f"coup:{coup.pk}:"))
+    copier = CoupCopier(coup)  # the rows the services wrote for one coup, as templates
     events_per_coup = AuditEvent.objects.count() // max(1, Coup.objects.count())
     started = time.perf_counter()
     with transaction.atomic():
         last = AuditEvent.objects.order_by("-seq").first()
         seq, prev = (last.seq, last.hash) if last else (0, "0" * 64)
-        base_card_seq = 100_000
         for n in range(coup_count):
-            new = Coup.objects.bulk_create(
-                [
-                    Coup(
-                        shift=coup.shift,
-                        pack=coup.pack,
-                        number=10_000 + n,
-                        reglement=coup.reglement,
-                        opened_at=coup.opened_at,
-                        opened_by=coup.opened_by,
-                        phase="settled",
-                    )
-                ]
-            )[0]
-            new_stakes = Stake.objects.bulk_create(
-                [
-                    Stake(
-                        coup=new,
-                        ref=s.ref,
-                        holder=s.holder,
-                        chance=s.chance,
-                        amount=s.amount,
-                        placed_at=s.placed_at,
-                        placed_by=s.placed_by,
-                    )
-                    for s in stakes
-                ]
-            )
-            CardLaid.objects.bulk_create(
-                [
-                    CardLaid(
-                        pack=c.pack,
-                        seq=base_card_seq + n * 20 + i,
-                        card=c.card,
-                        at=c.at,
-                        actor=c.actor,
-                        shift=c.shift,
-                        coup=new,
-                    )
-                    for i, c in enumerate(cards)
-                ]
-            )
-            CoupResult.objects.bulk_create(
-                [
-                    CoupResult(
-                        coup=new,
-                        noir_cards=result.noir_cards,
-                        rouge_cards=result.rouge_cards,
-                        noir_total=result.noir_total,
-                        rouge_total=result.rouge_total,
-                        result=result.result,
-                        couleur=result.couleur,
-                        void=False,
-                        last=False,
-                        announcement=result.announcement,
-                        prison_after=[],
-                        settled_at=result.settled_at,
-                        settled_by=result.settled_by,
-                    )
-                ]
-            )
-            by_ref = {s.ref: s for s in new_stakes}
-            Settlement.objects.bulk_create(
-                [
-                    Settlement(
-                        coup=new,
-                        stake=by_ref[s.stake.ref],
-                        outcome=s.outcome,
-                        paid=s.paid,
-                        returned=s.returned,
-                        to_bank=s.to_bank,
-                    )
-                    for s in settlements
-                ]
-            )
-            Movement.objects.bulk_create(
-                [
-                    Movement(
-                        at=m.at,
-                        debit=m.debit,
-                        credit=m.credit,
-                        amount=m.amount,
-                        kind=m.kind,
-                        shift=m.shift,
-                        reference=m.reference,
-                        idempotency_key=f"bulk:{n}:{i}",
-                        actor=m.actor,
-                    )
-                    for i, m in enumerate(movements)
-                ]
-            )
+            new = copier.copy(10_000 + n)
             events = []
             at = dt.datetime.now(dt.UTC)
             for i in range(events_per_coup):
