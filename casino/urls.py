@@ -8,6 +8,7 @@ from casino.disputes import api as disputes_api
 from casino.floor import api as floor_api
 from casino.people import api as people_api
 from casino.police import api as police_api
+from casino.reports import api as reports_api
 from shoes import api as shoes_api
 
 api_v1 = [
@@ -56,6 +57,9 @@ api_v1 = [
         name="dispute-withdraw",
     ),
     path("police/observations", police_api.Observations.as_view(), name="observations"),
+    path("reports", reports_api.ReportList.as_view(), name="reports"),
+    path("reports/<int:pk>/pdf", reports_api.ReportPdf.as_view(), name="report-pdf"),
+    path("reports/<int:pk>/export", reports_api.ReportExport.as_view(), name="report-export"),
     path(
         "police/observations/<int:pk>/follow-up",
         police_api.FollowUp.as_view(),

@@ -20,14 +20,23 @@ from reportlab.platypus import Flowable, Spacer
 from audit.models import Anomaly
 from casino.disputes.models import Dispute
 from casino.floor.coups import table_prison
-from casino.floor.models import Coup, CoupResult, Duty, Movement, Settlement, Shift, Stake
+from casino.floor.models import (
+    Account,
+    Coup,
+    CoupResult,
+    Duty,
+    Movement,
+    Settlement,
+    Shift,
+    Stake,
+)
 from casino.floor.selectors import shift_figures
 from casino.floor.services import rundown, table_account
 from casino.games.odds import composition_of_decks, edges, first_coup
 from casino.games.reglement import Reglement
 from casino.police.models import Observation
 from casino.reports.models import Report
-from casino.reports.pdf import WIDTH, Cards, Document, grid, heading, para, text
+from casino.reports.pdf import SMALL, WIDTH, Cards, Document, grid, heading, para, text
 from shoes.models import Pack, PackEvent, SealVerification
 
 COUPS_PER_TABLE = 60  # rows per table flowable: long séances split into many small tables
@@ -144,18 +153,12 @@ def _seance(doc: Document, report: Report, shift: Shift, reglement: Any, packs: 
         grid(
             [["art.", "texte / text"]]
             + [
-                [a["number"], para(f"{text(a['fr'])} <i>/ {text(a['en'])}</i>", _small())]
+                [a["number"], para(f"{text(a['fr'])} <i>/ {text(a['en'])}</i>", SMALL)]
                 for a in reglement.articles
             ],
             [25, WIDTH - 25],
         )
     )
-
-
-def _small() -> Any:
-    from casino.reports.pdf import SMALL
-
-    return SMALL
 
 
 def _packs(doc: Document, packs: list[Pack]) -> None:
@@ -177,11 +180,9 @@ def _packs(doc: Document, packs: list[Pack]) -> None:
         )
         rows.append(
             [
-                para(
-                    f"<b>{text(pack.seal_number)}</b><br/>{text(pack.get_kind_display())}", _small()
-                ),
-                para(text(checks or "-"), _small()),
-                para(text(events or "-"), _small()),
+                para(f"<b>{text(pack.seal_number)}</b><br/>{text(pack.get_kind_display())}", SMALL),
+                para(text(checks or "-"), SMALL),
+                para(text(events or "-"), SMALL),
             ]
         )
     doc.add(grid(rows, [90, 190, WIDTH - 280]))
@@ -356,7 +357,7 @@ def _rundown(doc: Document, shift: Shift) -> None:
             [
                 count.get_moment_display(),
                 money(count.total),
-                para(text(chips), _small()),
+                para(text(chips), SMALL),
                 person(count.counted_by),
                 person(count.countersigned_by),
             ]
@@ -390,9 +391,9 @@ def _disputes(doc: Document, shift: Shift) -> None:
         rows.append(
             [
                 str(dispute.pk),
-                para(text(f"{dispute.subject_label()}: {dispute.claim}"), _small()),
+                para(text(f"{dispute.subject_label()}: {dispute.claim}"), SMALL),
                 dispute.get_state_display(),
-                para(decisions or "-", _small()),
+                para(decisions or "-", SMALL),
             ]
         )
     if len(rows) == 1:
@@ -415,9 +416,9 @@ def _anomalies(doc: Document, shift: Shift, packs: list[Pack]) -> None:
         rows.append(
             [
                 local(anomaly.detected_at),
-                para(text(anomaly.detector), _small()),
+                para(text(anomaly.detector), SMALL),
                 anomaly.severity,
-                para(text(anomaly.summary), _small()),
+                para(text(anomaly.summary), SMALL),
                 anomaly.get_state_display(),
             ]
         )
@@ -463,7 +464,7 @@ def expected_result(shift: Shift, rules: Reglement) -> tuple[float, float, int]:
 
 
 def _charts(doc: Document, shift: Shift) -> None:
-    bank = table_account(shift.table, "bank")  # type: ignore[arg-type]
+    bank = table_account(shift.table, Account.Kind.BANK)
     by_hour = list(
         Movement.objects.filter(shift=shift)
         .exclude(kind__in=[Movement.Kind.FLOAT, Movement.Kind.FILL, Movement.Kind.CREDIT])
@@ -505,7 +506,7 @@ def _charts(doc: Document, shift: Shift) -> None:
                 f"95 % / 95 % band [{low:.2f} %, {high:.2f} %] (odds module: exact edge and variance "
                 f"of each stake under {rules.name}, normal approximation over {drop / 100:,.2f} staked)"
             ),
-            _small(),
+            SMALL,
         )
     )
 

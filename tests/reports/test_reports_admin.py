@@ -61,3 +61,19 @@ def test_the_director_signs_off_the_register_in_the_admin(cast, posted):
     refused = logged_in(cast.chef).post(url, {"confirm": "on"})
     assert "may not certify" in refused.content.decode()
     assert list(RegisterSignOff.objects.values_list("person__username", flat=True)) == ["directeur"]
+
+
+def test_regulators_fetch_reports_over_the_api(api, cast, posted):
+    report = rendered(closed_seance(hours=0.05))
+    inspector = api(cast.inspecteur)
+    listed = inspector.get(f"/api/v1/reports?shift={report.shift_id}").json()["results"]
+    assert [(r["version"], r["status"], r["sha256"]) for r in listed] == [
+        (1, "signed", report.sha256)
+    ]
+    pdf = inspector.get(f"/api/v1/reports/{report.pk}/pdf")
+    assert b"".join(pdf.streaming_content) == Path(report.pdf.path).read_bytes()
+    export = inspector.get(f"/api/v1/reports/{report.pk}/export")
+    assert "audit/events.jsonl" in zipfile.ZipFile(io.BytesIO(export.content)).namelist()
+    assert api(cast.croupier).get("/api/v1/reports").status_code == 403
+    missing = inspector.get("/api/v1/reports/999999/pdf")
+    assert (missing.status_code, missing.json()["code"]) == (404, "not_found")
