@@ -17,6 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from audit.chain import audit_record
@@ -155,10 +156,15 @@ def registers_due(today: dt.date | None = None) -> list[Report]:
 
     today = today or timezone.localdate()
     requested = []
-    opened_days = {
-        timezone.localtime(at).date() for at in Shift.objects.values_list("opened_at", flat=True)
-    }
-    for day in sorted(d for d in opened_days if d < today):
+    days = (
+        Shift.objects.annotate(day=TruncDate("opened_at", tzinfo=timezone.get_current_timezone()))
+        .filter(day__lt=today)
+        .exclude(day__in=Report.objects.filter(day__isnull=False).values("day"))
+        .values_list("day", flat=True)
+        .distinct()
+        .order_by("day")
+    )
+    for day in days:
         with transaction.atomic():
             if Report.objects.filter(day=day).exists():
                 continue

@@ -17,7 +17,7 @@ TABLES = 8
 STAKES = 10
 
 
-def _setup(tables: int = TABLES) -> tuple[dict[str, Any], list[Any]]:
+def _setup(tables: int = TABLES, prefix: str = "bench") -> tuple[dict[str, Any], list[Any]]:
     from django.contrib.auth.models import User
 
     from casino import clock
@@ -25,9 +25,9 @@ def _setup(tables: int = TABLES) -> tuple[dict[str, Any], list[Any]]:
     from casino.people.roles import Role
     from casino.people.services import staff_create
 
-    root = User.objects.create_superuser("bench-root", "", None)
+    root = User.objects.create_superuser(f"{prefix}-root", "", None)
     staff = {
-        name: staff_create(actor=root, username=f"bench-{name}", full_name=name, roles=[role])
+        name: staff_create(actor=root, username=f"{prefix}-{name}", full_name=name, roles=[role])
         for name, role in (
             ("directeur", Role.DIRECTEUR),
             ("chef", Role.CHEF_DE_PARTIE),
@@ -37,7 +37,7 @@ def _setup(tables: int = TABLES) -> tuple[dict[str, Any], list[Any]]:
             ("commissaire", Role.COMMISSAIRE),
         )
     }
-    staff["root"] = root
+    staff["root"], staff["prefix"] = root, prefix
     reglement_load_presets(actor=staff["commissaire"], effective_from=clock.now().date())
     return staff, [open_table(staff, number) for number in range(1, tables + 1)]
 
@@ -52,7 +52,10 @@ def open_table(staff: dict[str, Any], number: int) -> Any:
 
     for name, role in (("tailleur", Role.TAILLEUR), ("croupier", Role.CROUPIER)):
         staff[f"{name}{number}"] = staff_create(
-            actor=staff["root"], username=f"bench-{name}{number}", full_name=name, roles=[role]
+            actor=staff["root"],
+            username=f"{staff['prefix']}-{name}{number}",
+            full_name=name,
+            roles=[role],
         )
     table = table_create(
         actor=staff["directeur"],
@@ -76,7 +79,7 @@ def open_table(staff: dict[str, Any], number: int) -> Any:
         kind="sixain",
         maker="bench",
         maker_pack_numbers="-",
-        seal_number=f"B-{number}",
+        seal_number=f"{staff['prefix']}-{number}",
         sealing_authority="-",
         store_location="-",
     )

@@ -75,7 +75,7 @@ def run() -> None:
     from casino.reports.signing import init_signing
     from tests.bench import bench_floor
 
-    staff, _ = bench_floor._setup(tables=0)
+    staff, _ = bench_floor._setup(tables=0, prefix="reports")
     keys = init_signing(Path(tempfile.mkdtemp(prefix="bench-keys-")), organisation="bench")
     shifts = {size: _seance(staff, 500 + i, size) for i, size in enumerate(SIZES)}
     connections.close_all()
