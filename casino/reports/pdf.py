@@ -9,7 +9,7 @@ is only written once the last page is known.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,6 +148,32 @@ class SignaturePlace(Flowable):
         self.where.update(page=canvas.getPageNumber() - 1, box=(x + 4, y + 4, x + 260, y + 74))
 
 
+class LazyStory(list):  # type: ignore[type-arg]
+    """The story reportlab consumes from its front, refilled from a generator as it goes, so a long
+    report never holds all its flowables at once (reportlab only ever looks a few ahead)."""
+
+    WINDOW = 16
+
+    def __init__(self, items: Iterable[Flowable]) -> None:
+        super().__init__()
+        self._source: Iterator[Flowable] | None = iter(items)
+
+    def _fill(self) -> None:
+        while self._source is not None and list.__len__(self) < self.WINDOW:
+            try:
+                self.append(next(self._source))
+            except StopIteration:
+                self._source = None
+
+    def __len__(self) -> int:
+        self._fill()
+        return list.__len__(self)
+
+    def __getitem__(self, index: Any) -> Any:
+        self._fill()
+        return list.__getitem__(self, index)
+
+
 @dataclass
 class Document:
     """A report being written: the story, then ``render()`` to bytes."""
@@ -156,10 +182,11 @@ class Document:
     title_en: str
     subtitle: str
     footer_note: str
-    story: list[Flowable] = field(default_factory=list)
+    story: list[Flowable | Iterable[Flowable]] = field(default_factory=list)
     signature: dict[str, Any] = field(default_factory=dict)
 
-    def add(self, *flowables: Flowable) -> None:
+    def add(self, *flowables: Flowable | Iterable[Flowable]) -> None:
+        """Flowables, or an iterable of them (a generator is read only as the pages are laid)."""
         self.story.extend(flowables)
 
     def _page(self, canvas: Any, doc: Any) -> None:
@@ -193,15 +220,22 @@ class Document:
         )
         frame = Frame(MARGIN, 16 * mm, WIDTH, PAGE_HEIGHT - 32 * mm, id="body")
         template.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=self._page)])
-        story = [
-            para(f"{text(self.title_fr)} <font color='#777777'>/ {text(self.title_en)}</font>", H1),
-            para(text(self.subtitle)),
-            Spacer(1, 4),
-            *self.story,
-            Spacer(1, 6),
-            KeepTogether([SignaturePlace(self.signature)]),
-        ]
-        template.build(story, canvasmaker=_canvas_with_total)
+
+        def flowables() -> Iterator[Flowable]:
+            yield para(
+                f"{text(self.title_fr)} <font color='#777777'>/ {text(self.title_en)}</font>", H1
+            )
+            yield para(text(self.subtitle))
+            yield Spacer(1, 4)
+            for item in self.story:
+                if isinstance(item, Flowable):
+                    yield item
+                else:
+                    yield from item
+            yield Spacer(1, 6)
+            yield KeepTogether([SignaturePlace(self.signature)])
+
+        template.build(LazyStory(flowables()), canvasmaker=_canvas_with_total)
         return buffer.getvalue(), template.page
 
 

@@ -82,7 +82,7 @@ def shift_document(report: Report) -> Document:
     )
     _seance(doc, report, shift, reglement, packs)
     _packs(doc, packs)
-    _coups(doc, shift)
+    doc.add(_coups(shift))  # read while the PDF is written
     _prison(doc, shift)
     _rundown(doc, shift)
     _disputes(doc, shift)
@@ -188,126 +188,126 @@ def _packs(doc: Document, packs: list[Pack]) -> None:
     doc.add(grid(rows, [90, 190, WIDTH - 280]))
 
 
-def _coup_rows(shift: Shift) -> Iterator[tuple[Coup, CoupResult | None]]:
-    for coup in (
-        Coup.objects.filter(shift=shift)
-        .select_related("outcome", "pack")
-        .order_by("id")
-        .iterator(chunk_size=500)
-    ):
-        yield coup, getattr(coup, "outcome", None)
-
-
-def _coups(doc: Document, shift: Shift) -> None:
-    doc.add(heading("Coups", "Coups"))
-    stakes = {
-        r["coup_id"]: r
-        for r in Stake.objects.filter(coup__shift=shift, withdrawal__isnull=True)
-        .values("coup_id")
-        .annotate(n=Count("id"), staked=Sum("amount"))
-    }
-    money_of = {
-        r["coup_id"]: r
-        for r in Settlement.objects.filter(coup__shift=shift)
-        .values("coup_id")
-        .annotate(
-            paid=Sum("paid"),
-            returned=Sum("returned"),
-            to_bank=Sum("to_bank"),
-            premium=Sum("premium"),
-        )
-    }
-    header = [
-        "no",
-        "rangée",
-        "cartes / cards",
-        "pts",
-        "annonce / announcement",
-        "mises",
-        "ramassé",
-        "payé",
-    ]
-    widths = [26, 34, 190, 20, 118, 45, 45, 45]
-    totals = {"n": 0, "staked": 0, "collected": 0, "paid": 0, "coups": 0}
-    rows: list[list[Any]] = [header]
-    spans: list[tuple[Any, ...]] = []
-
-    def flush() -> None:
-        nonlocal rows, spans
-        if len(rows) > 1:
-            doc.add(grid(rows, widths, extra=spans))
-        rows, spans = [header], []
-
-    pack = None
-    for coup, result in _coup_rows(shift):
-        if coup.pack_id != pack:
-            pack = coup.pack_id
-            rows.append([f"paquet / pack {coup.pack.seal_number}", "", "", "", "", "", "", ""])
-            spans += [
-                ("SPAN", (0, len(rows) - 1), (-1, len(rows) - 1)),
-                ("FONT", (0, len(rows) - 1), (-1, len(rows) - 1), "Helvetica-Bold", 7.5),
-            ]
-        s = stakes.get(coup.pk, {"n": 0, "staked": 0})
-        m = money_of.get(coup.pk, {"paid": 0, "returned": 0, "to_bank": 0, "premium": 0})
-        collected = (m["to_bank"] or 0) + (m["premium"] or 0)
-        paid = m["paid"] or 0
-        totals["coups"] += 1
-        totals["n"] += s["n"]
-        totals["staked"] += s["staked"] or 0
-        totals["collected"] += collected
-        totals["paid"] += paid
-        top = len(rows)
-        if result is None:
-            rows.append([str(coup.number), coup.get_phase_display(), "", "", "", "", "", ""])
-            rows.append(["", "", "", "", "", "", "", ""])
-        else:
-            said = result.announcement.get("result") or result.result
-            void = " (nul / void)" if result.void else ""
-            rows.append(
-                [
-                    str(coup.number),
-                    "noir",
-                    Cards(result.noir_cards, 190),
-                    str(result.noir_total),
-                    f"{result.announcement.get('noir') or ''} / {result.announcement.get('rouge') or ''}",
-                    f"{s['n']}: {money(s['staked'] or 0)}",
-                    money(collected),
-                    money(paid),
-                ]
+def _coup_batches(shift: Shift) -> Iterator[list[tuple[Coup, dict[str, Any], dict[str, Any]]]]:
+    """The séance's coups, a table's worth at a time, with their stakes and money summed: a long
+    séance is read in pieces, never all at once."""
+    coups = Coup.objects.filter(shift=shift).select_related("outcome", "pack").order_by("id")
+    after = 0
+    while True:
+        batch = list(coups.filter(id__gt=after)[:COUPS_PER_TABLE])
+        if not batch:
+            return
+        after = batch[-1].pk
+        ids = [c.pk for c in batch]
+        stakes = {
+            r["coup_id"]: r
+            for r in Stake.objects.filter(coup_id__in=ids, withdrawal__isnull=True)
+            .values("coup_id")
+            .annotate(n=Count("id"), staked=Sum("amount"))
+        }
+        money_of = {
+            r["coup_id"]: r
+            for r in Settlement.objects.filter(coup_id__in=ids)
+            .values("coup_id")
+            .annotate(paid=Sum("paid"), to_bank=Sum("to_bank"), premium=Sum("premium"))
+        }
+        yield [
+            (
+                c,
+                stakes.get(c.pk, {"n": 0, "staked": 0}),
+                money_of.get(c.pk, {"paid": 0, "to_bank": 0, "premium": 0}),
             )
-            rows.append(
-                [
-                    "",
-                    "rouge",
-                    Cards(result.rouge_cards, 190),
-                    str(result.rouge_total),
-                    f"{said}{void}",
-                    "",
-                    "",
-                    "",
-                ]
-            )
-        spans += [
-            ("SPAN", (0, top), (0, top + 1)),
-            ("LINEBELOW", (0, top), (-1, top), 0, colors.white),
+            for c in batch
         ]
-        if len(rows) > 2 * COUPS_PER_TABLE:
-            flush()
-    flush()
+
+
+CARDS_WIDTH = 190
+COUP_HEADER = [
+    "no",
+    "rangée",
+    "cartes / cards",
+    "pts",
+    "annonce / announcement",
+    "mises",
+    "ramassé",
+    "payé",
+]
+COUP_WIDTHS = [26, 34, CARDS_WIDTH, 20, 118, 45, 45, 45]
+
+
+def _coups(shift: Shift) -> Iterator[Flowable]:
+    """Every coup, both rows as cards, with its stakes, what was collected and what was paid;
+    then the totals. A generator: the PDF is written while the coups are read."""
+    yield heading("Coups", "Coups")
+    totals = {"n": 0, "staked": 0, "collected": 0, "paid": 0, "coups": 0}
+    pack = None
+    for batch in _coup_batches(shift):
+        rows: list[list[Any]] = [COUP_HEADER]
+        spans: list[tuple[Any, ...]] = []
+        for coup, s, m in batch:
+            if coup.pack_id != pack:
+                pack = coup.pack_id
+                rows.append([f"paquet / pack {coup.pack.seal_number}", *[""] * 7])
+                spans += [
+                    ("SPAN", (0, len(rows) - 1), (-1, len(rows) - 1)),
+                    ("FONT", (0, len(rows) - 1), (-1, len(rows) - 1), "Helvetica-Bold", 7.5),
+                ]
+            collected = (m["to_bank"] or 0) + (m["premium"] or 0)
+            paid = m["paid"] or 0
+            totals["coups"] += 1
+            totals["n"] += s["n"]
+            totals["staked"] += s["staked"] or 0
+            totals["collected"] += collected
+            totals["paid"] += paid
+            top = len(rows)
+            result: CoupResult | None = getattr(coup, "outcome", None)
+            if result is None:
+                rows.append([str(coup.number), coup.get_phase_display(), *[""] * 6])
+                rows.append([""] * 8)
+            else:
+                said = result.announcement.get("result") or result.result
+                void = " (nul / void)" if result.void else ""
+                words = f"{result.announcement.get('noir') or ''} / "
+                words += result.announcement.get("rouge") or ""
+                rows.append(
+                    [
+                        str(coup.number),
+                        "noir",
+                        Cards(result.noir_cards, CARDS_WIDTH),
+                        str(result.noir_total),
+                        words,
+                        f"{s['n']}: {money(s['staked'] or 0)}",
+                        money(collected),
+                        money(paid),
+                    ]
+                )
+                rows.append(
+                    [
+                        "",
+                        "rouge",
+                        Cards(result.rouge_cards, CARDS_WIDTH),
+                        str(result.rouge_total),
+                        f"{said}{void}",
+                        *[""] * 3,
+                    ]
+                )
+            spans += [
+                ("SPAN", (0, top), (0, top + 1)),
+                ("LINEBELOW", (0, top), (-1, top), 0, colors.white),
+            ]
+        yield grid(rows, COUP_WIDTHS, extra=spans)
     figures = shift_figures(shift)
     hold = "-" if figures.hold is None else f"{figures.hold:.2f} %"
-    doc.add(heading("Totaux", "Totals"))
-    doc.add(
-        key_values(
-            [
-                ("Coups / coups", str(totals["coups"])),
-                ("Mises / stakes", f"{totals['n']} pour / for {money(totals['staked'])}"),
-                ("Ramassé / collected", money(totals["collected"])),
-                ("Payé / paid", money(totals["paid"])),
-                ("Résultat / result (win)", money(figures.win)),
-                ("Drop, hold", f"{money(figures.drop)}, {hold}"),
-            ]
-        )
+    yield heading("Totaux", "Totals")
+    yield key_values(
+        [
+            ("Coups / coups", str(totals["coups"])),
+            ("Mises / stakes", f"{totals['n']} pour / for {money(totals['staked'])}"),
+            ("Ramassé / collected", money(totals["collected"])),
+            ("Payé / paid", money(totals["paid"])),
+            ("Résultat / result (win)", money(figures.win)),
+            ("Drop, hold", f"{money(figures.drop)}, {hold}"),
+        ]
     )
 
 
