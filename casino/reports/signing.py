@@ -3,15 +3,18 @@
 Development: ``manage.py init_signing`` makes a CA and a signing certificate under ``var/keys/``
 (never committed). Production: ``REPORT_SIGNING_PKCS12`` (a PKCS#12 file, its passphrase in
 ``REPORT_SIGNING_PASSPHRASE_FILE``) or a PKCS#11 token (``REPORT_SIGNING_PKCS11_MODULE``,
-``…_TOKEN``, ``…_KEY``, ``…_PIN_FILE``); ``REPORT_TRUST_ROOTS``: the CA certificates a report's
+``…_TOKEN``, ``…_KEY``, ``…_PIN_FILE``, and ``…_CERT`` when the certificate is not on the token);
+``REPORT_TRUST_ROOTS``: the CA certificates a report's
 signature must chain to.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import io
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,22 +121,37 @@ def init_signing(directory: Path, *, organisation: str, force: bool = False) -> 
     return paths
 
 
-def _signer() -> Any:
+@contextlib.contextmanager
+def _signer() -> Iterator[Any]:
+    """The configured signer: a key on a PKCS#11 token, else the PKCS#12 file."""
     from pyhanko.sign import signers
 
     module = settings.REPORT_SIGNING_PKCS11_MODULE
     if module:
-        try:
-            from pyhanko.sign import pkcs11
-        except ImportError as exc:  # python-pkcs11 is an optional dependency
-            raise ImproperlyConfigured(
-                "REPORT_SIGNING_PKCS11_MODULE is set: install python-pkcs11"
-            ) from exc
+        from pyhanko.config.pkcs11 import TokenCriteria
+        from pyhanko.keys import load_cert_from_pemder
+        from pyhanko.sign import pkcs11
+
         pin = Path(settings.REPORT_SIGNING_PKCS11_PIN_FILE).read_text().strip()
         session = pkcs11.open_pkcs11_session(
-            module, token_label=settings.REPORT_SIGNING_PKCS11_TOKEN, user_pin=pin
+            module,
+            token_criteria=TokenCriteria(label=settings.REPORT_SIGNING_PKCS11_TOKEN),
+            user_pin=pin,
         )
-        return pkcs11.PKCS11Signer(session, key_label=settings.REPORT_SIGNING_PKCS11_KEY)
+        cert_file = settings.REPORT_SIGNING_PKCS11_CERT
+        try:
+            yield pkcs11.PKCS11Signer(
+                session,
+                key_label=settings.REPORT_SIGNING_PKCS11_KEY,
+                # The certificate on the token under the key's label, or given as a file.
+                signing_cert=load_cert_from_pemder(cert_file) if cert_file else None,
+                cert_label=None if cert_file else settings.REPORT_SIGNING_PKCS11_KEY,
+                # Many tokens (SoftHSM among them) only do raw ECDSA: the digest is made here.
+                use_raw_mechanism=settings.REPORT_SIGNING_PKCS11_RAW,
+            )
+        finally:
+            session.close()
+        return
     path = Path(settings.REPORT_SIGNING_PKCS12)
     if not path.exists():
         raise ImproperlyConfigured(
@@ -145,7 +163,7 @@ def _signer() -> Any:
     signer = signers.SimpleSigner.load_pkcs12(str(path), passphrase=passphrase)
     if signer is None:
         raise ImproperlyConfigured(f"{path} could not be opened with its passphrase")
-    return signer
+    yield signer
 
 
 def sign_pdf(
@@ -157,7 +175,6 @@ def sign_pdf(
     from pyhanko.sign import fields, signers
     from pyhanko.stamp import TextStampStyle
 
-    signer = _signer()
     writer = IncrementalPdfFileWriter(io.BytesIO(pdf))
     fields.append_signature_field(
         writer, fields.SigFieldSpec(sig_field_name=SIGNATURE_FIELD, on_page=page, box=box)
@@ -170,8 +187,9 @@ def sign_pdf(
         location=settings.CASINO_NAME,
     )
     style = TextStampStyle(stamp_text="Signé par / signed by: %(signer)s\n%(ts)s")
-    out = signers.PdfSigner(meta, signer=signer, stamp_style=style).sign_pdf(writer)
-    name = signer.signing_cert.subject.human_friendly
+    with _signer() as signer:
+        out = signers.PdfSigner(meta, signer=signer, stamp_style=style).sign_pdf(writer)
+        name = signer.signing_cert.subject.human_friendly
     return out.getvalue(), name
 
 
