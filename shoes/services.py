@@ -483,7 +483,9 @@ def card_lay(
     """
     require_role(actor, Role.TAILLEUR, act="laying a card")
     code = _card_code(code, "card")
-    with transaction.atomic():
+    # Called by a coup's act (coup_id), no savepoint is needed: a refusal is returned, not raised,
+    # and any other error rolls the whole act back.
+    with transaction.atomic(savepoint=coup_id is None):
         pack = _lock(pack_id)
         _require_state(pack, PackState.IN_PLAY, act="laying a card")
         shift = shift or current_shift(pack)

@@ -380,8 +380,10 @@ def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
             refused = exc  # recorded; committed with this block, raised after it
         else:
             laid = deal.lay(card(laid_card.card))
-            coup.phase = CoupPhase.COMPLETE if laid.coup_complete else CoupPhase.DEALING
-            coup.save(update_fields=["phase"])
+            phase = CoupPhase.COMPLETE if laid.coup_complete else CoupPhase.DEALING
+            if coup.phase != phase:  # the first card and the last change it; the others do not
+                coup.phase = phase
+                coup.save(update_fields=["phase"])
             audit_record(
                 actor=actor,
                 action="coup.card_laid",
