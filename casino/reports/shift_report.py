@@ -191,14 +191,14 @@ def _packs(doc: Document, packs: list[Pack]) -> None:
 def _coup_batches(shift: Shift) -> Iterator[list[tuple[Coup, dict[str, Any], dict[str, Any]]]]:
     """The séance's coups, a table's worth at a time, with their stakes and money summed: a long
     séance is read in pieces, never all at once."""
-    coups = Coup.objects.filter(shift=shift).select_related("outcome", "pack").order_by("id")
-    after = 0
-    while True:
-        batch = list(coups.filter(id__gt=after)[:COUPS_PER_TABLE])
-        if not batch:
-            return
-        after = batch[-1].pk
-        ids = [c.pk for c in batch]
+    # The ids first (a few bytes a coup), then each table's coups by id: a keyset on the séance
+    # would make PostgreSQL walk the séance's coups again for every table.
+    every = list(Coup.objects.filter(shift=shift).order_by("id").values_list("id", flat=True))
+    for start in range(0, len(every), COUPS_PER_TABLE):
+        ids = every[start : start + COUPS_PER_TABLE]
+        batch = list(
+            Coup.objects.filter(id__in=ids).select_related("outcome", "pack").order_by("id")
+        )
         stakes = {
             r["coup_id"]: r
             for r in Stake.objects.filter(coup_id__in=ids, withdrawal__isnull=True)
