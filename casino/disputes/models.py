@@ -94,6 +94,11 @@ class Dispute(models.Model):
     def __str__(self) -> str:
         return f"contestation {self.pk} ({self.subject_label()})"
 
+    @property
+    def reference(self) -> str:
+        """What the movements this dispute ordered carry as their reference."""
+        return f"dispute:{self.pk}"
+
     def subject_name(self) -> str:
         return next(name for name in SUBJECTS if getattr(self, f"{name}_id") is not None)
 
@@ -186,3 +191,23 @@ class Decision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_instance_display()} — {self.dispute}"
+
+
+def about_seances(shift_ids: list[int]) -> models.QuerySet[Dispute]:
+    """Disputes about the play of these séances: their coups, stakes, cards or movements."""
+    return Dispute.objects.filter(
+        models.Q(coup__shift__in=shift_ids)
+        | models.Q(stake__coup__shift__in=shift_ids)
+        | models.Q(card__shift__in=shift_ids)
+        | models.Q(movement__shift__in=shift_ids)
+    )
+
+
+def about_coup(coup: Coup) -> models.QuerySet[Dispute]:
+    """Disputes about this coup, its stakes, its cards or its movements."""
+    return Dispute.objects.filter(
+        models.Q(coup=coup)
+        | models.Q(stake__coup=coup)
+        | models.Q(card__coup=coup)
+        | models.Q(movement__reference__startswith=f"coup:{coup.pk}:")
+    )

@@ -24,6 +24,7 @@ from casino.floor.coups import (
 from casino.floor.models import Account, Coup, CoupResult, Stake
 from casino.floor.services import table_accounts
 from casino.games.errors import GameError
+from casino.games.replay import settlement_json
 from casino.games.trente_et_quarante import Outcome, check_stake
 from casino.games.trente_et_quarante import Settlement as EngineSettlement
 
@@ -53,16 +54,8 @@ class Recomputation:
 
 
 def _row(s: EngineSettlement, refs: dict[int, str]) -> dict[str, Any]:
-    return {
-        "stake": refs[int(s.stake)],
-        "outcome": s.outcome.value,
-        "paid": s.paid,
-        "returned": s.returned,
-        "to_bank": s.to_bank,
-        "premium": s.premium,
-        "held": s.held,
-        "level": s.level,
-    }
+    """As the replay writes it, the stake named by its reference at the table."""
+    return {**settlement_json(s), "stake": refs[int(s.stake)]}
 
 
 def transfers(net: Counter[str]) -> list[tuple[str, str, int]]:

@@ -228,9 +228,7 @@ def dispute_review(*, actor: Any, dispute_id: int, note: str) -> Dispute:
 def _applied(dispute: Dispute) -> Counter[str]:
     """What the dispute's earlier decisions already moved, net per account."""
     net: Counter[str] = Counter()
-    for m in Movement.objects.filter(reference=f"dispute:{dispute.pk}").select_related(
-        "credit", "debit"
-    ):
+    for m in Movement.objects.filter(reference=dispute.reference).select_related("credit", "debit"):
         net[m.debit.code] += m.amount
         net[m.credit.code] -= m.amount
     return net
@@ -348,8 +346,8 @@ def dispute_decide(
                 by_code[source],
                 by_code[destination],
                 amount,
-                f"dispute:{dispute.pk}",
-                f"dispute:{dispute.pk}:{instance}:{i}",
+                dispute.reference,
+                f"{dispute.reference}:{instance}:{i}",
             )
             for i, (source, destination, amount) in enumerate(transfers(net))
         ],

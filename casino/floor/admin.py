@@ -219,18 +219,12 @@ class CoupAdmin(RecordAdmin):
     def disputes(self, coup: Coup) -> str:
         """Disputes about the coup or its stakes, with the corrections they ordered: the coup's
         own records above stay as they were."""
-        from django.db.models import Q
         from django.urls import reverse
         from django.utils.html import format_html, format_html_join
 
-        from casino.disputes.models import Dispute
+        from casino.disputes.models import about_coup
 
-        found = Dispute.objects.filter(
-            Q(coup=coup)
-            | Q(stake__coup=coup)
-            | Q(card__coup=coup)
-            | Q(movement__reference__startswith=f"coup:{coup.pk}:")
-        )
+        found = about_coup(coup)
         lines = format_html_join(
             "",
             '<div><a href="{}">{}</a> · {} · corrections: {}</div>',
@@ -241,7 +235,7 @@ class CoupAdmin(RecordAdmin):
                     d.get_state_display(),
                     "; ".join(
                         f"{m.credit.code} → {m.debit.code}: {m.amount}"
-                        for m in Movement.objects.filter(reference=f"dispute:{d.pk}")
+                        for m in Movement.objects.filter(reference=d.reference)
                     )
                     or "–",
                 )

@@ -169,7 +169,8 @@ def replay(document: Any) -> dict[str, Any]:
     return render(taille, order, rules)
 
 
-def _settlement(s: Settlement) -> dict[str, Any]:
+def settlement_json(s: Settlement) -> dict[str, Any]:
+    """A settlement as REPLAY.md writes it."""
     return {
         "stake": s.stake,
         "outcome": s.outcome.value,
@@ -199,7 +200,7 @@ def _coup(record: CoupRecord, order: dict[str, int]) -> dict[str, Any]:
             "rouge": announcement.rouge,
             "result": announcement.result,
         },
-        "settlements": [_settlement(s) for s in settlements],
+        "settlements": [settlement_json(s) for s in settlements],
     }
 
 
@@ -216,6 +217,6 @@ def render(taille: Taille, order: dict[str, int], rules: Reglement) -> dict[str,
     }
     if rules.prison_at_end == "refund_half":
         end["settlements"] = [
-            _settlement(s) for s in sorted(taille.end.settlements, key=lambda s: order[s.stake])
+            settlement_json(s) for s in sorted(taille.end.settlements, key=lambda s: order[s.stake])
         ]
     return {"coups": [_coup(c, order) for c in taille.coups], "end": end}

@@ -24,7 +24,7 @@ from django.db.models import Q, QuerySet
 from audit import canonical
 from audit.canonical import format_time
 from audit.models import AuditEvent
-from casino.disputes.models import Dispute
+from casino.disputes.models import about_seances
 from casino.floor.coups import rules_of
 from casino.floor.models import Coup, Movement, Settlement, Shift, Stake
 from casino.reports.models import Report
@@ -116,12 +116,7 @@ def export_zip(report: Report) -> bytes:
         .select_related("shift__table", "pack", "reglement", "outcome")
         .order_by("id")
     )
-    disputes_refs = [
-        f"dispute:{pk}"
-        for pk in Dispute.objects.filter(
-            Q(coup__shift__in=shifts) | Q(stake__coup__shift__in=shifts) | Q(card__shift__in=shifts)
-        ).values_list("pk", flat=True)
-    ]
+    disputes_refs = [d.reference for d in about_seances([s.pk for s in shifts])]
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         if report.rendered_at is not None:

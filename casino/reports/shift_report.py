@@ -18,7 +18,7 @@ from reportlab.lib import colors
 from reportlab.platypus import Flowable, Spacer
 
 from audit.models import Anomaly
-from casino.disputes.models import Dispute
+from casino.disputes.models import about_seances
 from casino.floor.coups import table_prison
 from casino.floor.models import (
     Account,
@@ -366,12 +366,7 @@ def _rundown(doc: Document, shift: Shift) -> None:
 
 
 def _disputes(doc: Document, shift: Shift) -> None:
-    found = Dispute.objects.filter(
-        Q(coup__shift=shift)
-        | Q(stake__coup__shift=shift)
-        | Q(card__shift=shift)
-        | Q(movement__shift=shift)
-    ).prefetch_related("decisions__decided_by")
+    found = about_seances([shift.pk]).prefetch_related("decisions__decided_by")
     doc.add(heading("Contestations", "Disputes"))
     rows: list[list[Any]] = [
         ["no", "objet, réclamation / subject, claim", "état / state", "décisions / decisions"]
