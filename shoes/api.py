@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import OVERSIGHT, HoldsRole
-from casino.api.serializers import StrictSerializer
+from casino.api.serializers import Empty, StrictSerializer
 from casino.people.roles import Role
 from shoes import services
 from shoes.models import Pack, PackEvent, PackKind, RegisterVisa, SealVerification
@@ -87,10 +87,6 @@ class PackDetail(generics.RetrieveAPIView[Pack]):
     permission_classes = [HoldsRole]
     read_roles = PackList.read_roles
     queryset = Pack.objects.prefetch_related("events__actor", "events__table")
-
-
-class Empty(StrictSerializer):
-    pass
 
 
 class ReceiveInput(StrictSerializer):

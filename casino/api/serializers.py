@@ -17,3 +17,7 @@ class StrictSerializer(serializers.Serializer[Any]):
             if unknown:
                 raise serializers.ValidationError({sorted(unknown)[0]: "unknown field"})
         return super().to_internal_value(data)
+
+
+class Empty(StrictSerializer):
+    """The input of an act that takes nothing but the record it acts on."""

@@ -3,6 +3,7 @@ regulators."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -13,9 +14,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import OVERSIGHT, HoldsRole
-from casino.api.serializers import StrictSerializer
+from casino.api.serializers import Empty, StrictSerializer
 from casino.errors import NotFound
 from casino.floor import coups, services
 from casino.floor.models import Coup, Duty, PostedReglement, Settlement, Shift, Stake
@@ -323,9 +325,19 @@ class CoupSerializer(serializers.ModelSerializer[Coup]):
         return list(SettlementSerializer(coup.settlements.select_related("stake"), many=True).data)
 
 
+def _coup(pk: int) -> Any:
+    return CoupSerializer(
+        Coup.objects.select_related("shift__table", "pack", "reglement").get(pk=pk)
+    ).data
+
+
+_coup_act = functools.partial(
+    record_act, record_id="coup_id", answer=_coup, response=CoupSerializer
+)
+
+
 def _coup_response(coup_id: int, status: int = 201) -> Response:
-    coup = Coup.objects.select_related("shift__table", "pack", "reglement").get(pk=coup_id)
-    return Response(CoupSerializer(coup).data, status=status)
+    return Response(_coup(coup_id), status=status)
 
 
 class CoupList(generics.ListAPIView[Coup]):
@@ -389,16 +401,12 @@ class StakeInput(StrictSerializer):
     on_refait = serializers.CharField(required=False, allow_blank=True, max_length=20)
 
 
-class StakePlace(APIView):
-    """A stake while betting is open; after the first card it is refused and recorded."""
-
-    @extend_schema(request=StakeInput, responses=CoupSerializer)
-    @idempotent
-    def post(self, request: Request, pk: int) -> Response:
-        data = StakeInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        coups.stake_place(actor=request.user, coup_id=pk, **data.validated_data)
-        return _coup_response(pk)
+StakePlace = _coup_act(
+    "StakePlace",
+    coups.stake_place,
+    StakeInput,
+    "A stake while betting is open; after the first card it is refused and recorded.",
+)
 
 
 class StakeWithdraw(APIView):
@@ -411,14 +419,9 @@ class StakeWithdraw(APIView):
         return _coup_response(Stake.objects.get(pk=pk).coup_id)
 
 
-class CoupCloseBetting(APIView):
-    """ "Le jeu est fait"."""
-
-    @extend_schema(request=None, responses=CoupSerializer)
-    @idempotent
-    def post(self, request: Request, pk: int) -> Response:
-        coups.coup_close_betting(actor=request.user, coup_id=pk)
-        return _coup_response(pk)
+CoupCloseBetting = _coup_act(
+    "CoupCloseBetting", coups.coup_close_betting, Empty, '"Le jeu est fait".'
+)
 
 
 class CardInput(StrictSerializer):
@@ -451,16 +454,12 @@ class SettleInput(StrictSerializer):
     cut_card = serializers.BooleanField(required=False, default=False)
 
 
-class CoupSettle(APIView):
-    """Settle: losers collected, then winners paid; the tailleur's announcement may be given."""
-
-    @extend_schema(request=SettleInput, responses=CoupSerializer)
-    @idempotent
-    def post(self, request: Request, pk: int) -> Response:
-        data = SettleInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        coups.coup_settle(actor=request.user, coup_id=pk, **data.validated_data)
-        return _coup_response(pk)
+CoupSettle = _coup_act(
+    "CoupSettle",
+    coups.coup_settle,
+    SettleInput,
+    "Settle: losers collected, then winners paid; the tailleur's announcement may be given.",
+)
 
 
 class BatchInput(StrictSerializer):

@@ -541,18 +541,20 @@ def coup_settle(
             or outcome.result is Result.INCOMPLETE
             or (outcome.result is Result.REFAIT and last and rules.refait_void_on_last_coup)
         )
-        stakes = list(coup.stakes.filter(withdrawal__isnull=True).order_by("id"))
+        stakes = list(
+            coup.stakes.filter(withdrawal__isnull=True).select_related("holder").order_by("id")
+        )
         prison = table_prison(coup.shift)
         engine_stakes = [engine_stake(s) for s in stakes]
         results, prison_after = engine_settle(
             outcome, rules, void=void, last=last, stakes=engine_stakes, prison=prison
         )
-        by_pk = {
-            s.pk: s
-            for s in Stake.objects.select_related("holder").filter(
-                pk__in=[int(r.stake) for r in results]
+        by_pk = {s.pk: s for s in stakes}
+        prisoners = {int(r.stake) for r in results} - set(by_pk)  # staked on earlier coups
+        if prisoners:
+            by_pk.update(
+                (s.pk, s) for s in Stake.objects.select_related("holder").filter(pk__in=prisoners)
             )
-        }
         accounts = table_accounts(coup.shift.table)
         collections: list[Entry] = []
         payments: list[Entry] = []

@@ -5,6 +5,7 @@ Coups, stakes and their settlement are below; the acts that write them are in ``
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 import pgtrigger
@@ -19,6 +20,13 @@ class Game(models.TextChoices):
     TRENTE_ET_QUARANTE = "trente-et-quarante", "Trente-et-Quarante"
     PHARAO = "pharao", "Pharao"
     ALLIANCE = "alliance", "Alliance"
+
+
+@functools.lru_cache(maxsize=64)
+def _engine(parameters: str) -> Reglement:
+    """Parsed and validated once per text: every act reads its coup's règlement, and a posted
+    version's text never changes (the cache is keyed by the text itself, so it cannot go stale)."""
+    return Reglement.from_json(parameters)
 
 
 class PostedReglement(models.Model):
@@ -54,7 +62,7 @@ class PostedReglement(models.Model):
         return f"{self.name} v{self.version} (du {self.effective_from})"
 
     def engine(self) -> Reglement:
-        return Reglement.from_json(self.parameters)
+        return _engine(self.parameters)
 
     def with_limits(self, *, min_stake: int, max_stake: int) -> Reglement:
         """The engine's règlement with a table's limits (validated: ``max_stake_ratio``...)."""
