@@ -29,7 +29,6 @@ api_v1 = [
     path("packs/<int:pk>/open", shoes_api.PackOpen.as_view(), name="pack-open"),
     path("packs/<int:pk>/shuffles", shoes_api.PackShuffle.as_view(), name="pack-shuffle"),
     path("packs/<int:pk>/cut", shoes_api.PackCut.as_view(), name="pack-cut"),
-    path("packs/<int:pk>/cards", shoes_api.PackCard.as_view(), name="pack-card"),
     path("packs/<int:pk>/pass", shoes_api.PackPass.as_view(), name="pack-pass"),
     path("packs/<int:pk>/replacement", shoes_api.PackReplace.as_view(), name="pack-replace"),
     path("packs/<int:pk>/retire", shoes_api.PackRetire.as_view(), name="pack-retire"),

@@ -129,10 +129,6 @@ class CutInput(StrictSerializer):
     burn = serializers.ListField(child=serializers.CharField(max_length=3), required=False)
 
 
-class CardInput(StrictSerializer):
-    code = serializers.CharField(max_length=3)
-
-
 class ReplacementInput(StrictSerializer):
     demanded_by = serializers.CharField(max_length=120)
     side = serializers.ChoiceField(choices=[("players", "players"), ("bank", "bank")])
@@ -176,12 +172,6 @@ PackCut = _act(
     services.pack_cut,
     CutInput,
     "The cut by a member of the public, and the burned cards.",
-)
-PackCard = _act(
-    "PackCard",
-    services.card_lay,
-    CardInput,
-    "Lay the next card; a foreign card is refused and recorded.",
 )
 PackPass = _act("PackPass", services.cards_pass, Empty, "Les cartes passent.")
 PackReplace = _act(

@@ -200,6 +200,9 @@ class CardLaid(models.Model):
 
     pack = models.ForeignKey(Pack, on_delete=models.PROTECT, related_name="cards_laid")
     seq = models.PositiveIntegerField()
+    taille = models.PositiveSmallIntegerField(
+        default=1, help_text="the taille it was laid in: a re-shuffled pack plays its cards again"
+    )
     card = models.CharField(max_length=2)
     burned = models.BooleanField(default=False, help_text="burned after the cut, not played")
     at = models.DateTimeField()

@@ -19,7 +19,8 @@ from audit.models import Severity
 from audit.services import anomaly_raise
 from casino import clock
 from casino.errors import Conflict, NotFound
-from casino.floor.models import Game, Shift, Table
+from casino.floor.models import Coup, Duty, Game, Shift, Table
+from casino.floor.services import require_duty_at_table, require_on_duty
 from casino.games.cards import SINGLE_PACK, SIXAIN, Composition, card
 from casino.games.errors import IllegalCard
 from casino.people.roles import Role
@@ -127,6 +128,27 @@ def current_shift(pack: Pack) -> Shift | None:
     """The séance in which the pack was opened (None before it is opened)."""
     opened = pack.events.filter(kind=PackEvent.Kind.OPENED).order_by("-at").first()
     return opened.shift if opened else None
+
+
+def current_taille(pack: Pack) -> int:
+    """Which taille the pack is in: one per cut (a re-shuffled sixain plays its cards again)."""
+    return pack.events.filter(kind=PackEvent.Kind.CUT).count()
+
+
+def _at_table(pack: Pack, actor: Any, *posts: Duty.Post, act: str) -> Shift:
+    """A pack act happens at the table where the pack was opened, by staff on duty in the séance
+    open there now (which may be a later séance than the one it was opened in)."""
+    opened_in = current_shift(pack)
+    assert opened_in is not None
+    return require_duty_at_table(opened_in.table_id, actor, *posts, act=act)
+
+
+def _no_coup_open(pack: Pack, act: str) -> None:
+    """Passing or retiring the cards mid-coup would leave the coup unable to settle."""
+    if Coup.objects.filter(pack=pack).exclude(phase__in=["settled", "cancelled"]).exists():
+        raise IllegalPackState(
+            f"{act}: a coup is in progress with pack {pack.seal_number}", where="state"
+        )
 
 
 @transaction.atomic
@@ -275,6 +297,9 @@ def pack_open(*, actor: Any, pack_id: int, shift_id: int) -> Pack:
     _require_state(pack, PackState.VERIFIED, act="opening")
     if shift.closed_at is not None:
         raise Conflict(f"séance {shift.pk} is closed", where="shift")
+    require_on_duty(
+        shift, actor, Duty.Post.CHEF_DE_PARTIE, Duty.Post.TAILLEUR, act="opening a sealed pack"
+    )
     table = shift.table
     if GAME_PACK[Game(table.game)] != pack.kind:
         raise Conflict(
@@ -307,9 +332,8 @@ def pack_shuffle(*, actor: Any, pack_id: int, player: str = "") -> PackEvent:
     require_role(actor, *DEALERS, act="recording a shuffle")
     pack = _lock(pack_id)
     _require_state(pack, PackState.OPENED, PackState.PASSED, act="shuffling")
-    shift = current_shift(pack)
-    assert shift is not None
-    rules = shift.table.rules()
+    shift = _at_table(pack, actor, Duty.Post.TAILLEUR, Duty.Post.CROUPIER, act="shuffling")
+    rules = shift.rules()
     player = player.strip()
     if player and not rules.player_may_shuffle:
         raise ShuffleOrderViolated(
@@ -342,8 +366,7 @@ def pack_cut(*, actor: Any, pack_id: int, cut_by: str, burn: list[str] | None = 
     with transaction.atomic():
         pack = _lock(pack_id)
         _require_state(pack, PackState.OPENED, PackState.PASSED, act="cutting")
-        shift = current_shift(pack)
-        assert shift is not None
+        shift = _at_table(pack, actor, Duty.Post.TAILLEUR, act="presenting the cut")
         shuffles = _shuffles_since_last_deal(pack)
         if not shuffles or shuffles[-1].details.get("by") != "tailleur":
             raise ShuffleOrderViolated(
@@ -354,17 +377,19 @@ def pack_cut(*, actor: Any, pack_id: int, cut_by: str, burn: list[str] | None = 
         cut_by = cut_by.strip()
         if not cut_by:
             raise ShuffleOrderViolated("a member of the public cuts: name them", where="cut_by")
-        rules = shift.table.rules()
+        rules = shift.rules()
         burned = [_card_code(code, f"burn[{i}]") for i, code in enumerate(burn or [])]
         if len(burned) != rules.burn:
             raise ShuffleOrderViolated(
                 f"the règlement {rules.name} burns {rules.burn} card(s), not {len(burned)}",
                 where="burn",
             )
-        laid = _laid_counts(pack) + Counter(burned)
+        # The cut begins a new taille: every card of the pack is in the talon again.
+        taille = current_taille(pack) + 1
+        laid = Counter(burned)
         foreign = next((c for c in burned if laid[c] > composition(pack)[card(c)]), None)
         if foreign is not None:
-            refused = _foreign(pack, actor, shift, foreign, _laid_counts(pack)[foreign])
+            refused = _foreign(pack, actor, shift, foreign, composition(pack)[card(foreign)])
         else:
             _record(
                 pack,
@@ -376,7 +401,7 @@ def pack_cut(*, actor: Any, pack_id: int, cut_by: str, burn: list[str] | None = 
                 person=cut_by,
             )
             if burned:
-                _lay(pack, actor, shift, burned, burned_cards=True)
+                _lay(pack, actor, shift, burned, burned_cards=True, taille=taille)
                 _record(
                     pack,
                     actor,
@@ -396,8 +421,9 @@ def _card_code(code: Any, where: str) -> str:
         raise CountInvalid(exc.message, where=where) from None
 
 
-def _laid_counts(pack: Pack) -> Counter[str]:
-    return Counter(pack.cards_laid.values_list("card", flat=True))
+def _laid_counts(pack: Pack, taille: int) -> Counter[str]:
+    """The cards out of the pack in that taille (laid or burned)."""
+    return Counter(pack.cards_laid.filter(taille=taille).values_list("card", flat=True))
 
 
 def _lay(
@@ -407,19 +433,20 @@ def _lay(
     codes: list[str],
     *,
     burned_cards: bool,
+    taille: int,
     coup_id: int | None = None,
 ) -> tuple[CardRefused | None, list[CardLaid]]:
     """Lay cards in order; stop at the first foreign card and return its refusal (not raised)
-    with the cards laid before it."""
+    with the cards laid before it. The pack's integrity is counted per taille."""
     holds = composition(pack)
     if len(codes) == 1:  # the common case, a card at a time: two small aggregates, not a scan
         figures = pack.cards_laid.aggregate(
-            last=Max("seq"), same=Count("id", filter=Q(card=codes[0]))
+            last=Max("seq"), same=Count("id", filter=Q(card=codes[0], taille=taille))
         )
         laid: Counter[str] = Counter({codes[0]: figures["same"]})
         last = figures["last"] or 0
     else:
-        laid = _laid_counts(pack)
+        laid = _laid_counts(pack, taille)
         last = pack.cards_laid.order_by("-seq").values_list("seq", flat=True).first() or 0
     done: list[CardLaid] = []
     for code in codes:
@@ -430,6 +457,7 @@ def _lay(
         laid_now = CardLaid.objects.create(
             pack=pack,
             seq=last,
+            taille=taille,
             card=code,
             burned=burned_cards,
             at=clock.now(),
@@ -474,23 +502,23 @@ def _foreign(pack: Pack, actor: Any, shift: Shift, code: str, already: int) -> C
 
 
 def card_lay(
-    *, actor: Any, pack_id: int, code: str, coup_id: int | None = None, shift: Shift | None = None
+    *, actor: Any, pack_id: int, code: str, coup_id: int, taille: int, shift: Shift
 ) -> CardLaid:
-    """Lay the next card from the pack. A card the pack cannot hold is refused, and the refusal
-    (timeline event and critical ``foreign_card`` anomaly) is committed before the error.
-
-    ``shift``: the séance the caller already knows (the floor's coup), saving its lookup.
+    """Lay the next card from the pack into a coup (the floor's act, which has checked the
+    tailleur's duty and the coup's phase: cards are laid only in a coup, burned cards only at the
+    cut). A card the pack cannot hold in this taille is refused, and the refusal (timeline event
+    and critical ``foreign_card`` anomaly) is committed before the error.
     """
     require_role(actor, Role.TAILLEUR, act="laying a card")
     code = _card_code(code, "card")
-    # Called by a coup's act (coup_id), no savepoint is needed: a refusal is returned, not raised,
-    # and any other error rolls the whole act back.
-    with transaction.atomic(savepoint=coup_id is None):
+    # Inside the coup's act no savepoint is needed: a refusal is returned, not raised, and any
+    # other error rolls the whole act back.
+    with transaction.atomic(savepoint=False):
         pack = _lock(pack_id)
         _require_state(pack, PackState.IN_PLAY, act="laying a card")
-        shift = shift or current_shift(pack)
-        assert shift is not None
-        refused, done = _lay(pack, actor, shift, [code], burned_cards=False, coup_id=coup_id)
+        refused, done = _lay(
+            pack, actor, shift, [code], burned_cards=False, taille=taille, coup_id=coup_id
+        )
         if refused is None:
             return done[0]
     raise refused
@@ -502,9 +530,9 @@ def cards_pass(*, actor: Any, pack_id: int) -> Pack:
     require_role(actor, Role.TAILLEUR, act="announcing that the cards pass")
     pack = _lock(pack_id)
     _require_state(pack, PackState.IN_PLAY, act="passing")
-    shift = current_shift(pack)
-    assert shift is not None
-    left = sum(composition(pack).counts.values()) - pack.cards_laid.count()
+    shift = _at_table(pack, actor, Duty.Post.TAILLEUR, act="announcing that the cards pass")
+    _no_coup_open(pack, "passing")
+    left, _ = cards_left(pack)
     _record(
         pack,
         actor,
@@ -531,8 +559,13 @@ def replacement_demand(*, actor: Any, pack_id: int, demanded_by: str, side: str)
         raise ShuffleOrderViolated("name who demanded the new pack", where="demanded_by")
     pack = _lock(pack_id)
     _require_state(pack, PackState.PASSED, act="replacing")
-    shift = current_shift(pack)
-    assert shift is not None
+    shift = _at_table(
+        pack,
+        actor,
+        Duty.Post.CHEF_DE_PARTIE,
+        Duty.Post.TAILLEUR,
+        act="recording a demand for new cards",
+    )
     _record(
         pack,
         actor,
@@ -560,6 +593,12 @@ def pack_retire(*, actor: Any, pack_id: int, counted: dict[str, int]) -> Reconci
     require_role(actor, Role.CHEF_DE_PARTIE, act="retiring a pack")
     pack = _lock(pack_id)
     _require_state(pack, PackState.IN_PLAY, PackState.PASSED, PackState.WITHDRAWN, act="retiring")
+    _no_coup_open(pack, "retiring")
+    opened_in = current_shift(pack)
+    if opened_in is not None and opened_in.table.shifts.filter(closed_at__isnull=True).exists():
+        # At a table in séance the chef de partie on duty there counts the pack back; a pack
+        # left at a closed table is counted back in the card room by a chef de partie.
+        _at_table(pack, actor, Duty.Post.CHEF_DE_PARTIE, act="retiring a pack")
     if not isinstance(counted, dict):
         raise CountInvalid("the count is an object of card codes and numbers", where="counted")
     counts: Counter[str] = Counter()
@@ -570,7 +609,8 @@ def pack_retire(*, actor: Any, pack_id: int, counted: dict[str, int]) -> Reconci
         if code in counts:
             raise CountInvalid(f"{code} is counted twice (as {raw!r} too)", where=f"counted.{raw}")
         counts[code] = number
-    accounted = _laid_counts(pack) + counts
+    # Every card once: those out of the pack in its last taille, and those counted back.
+    accounted = _laid_counts(pack, current_taille(pack)) + counts
     expected = Counter({str(c): n for c, n in composition(pack).counts.items()})
     missing = {code: n for code, n in sorted((expected - accounted).items())}
     extra = {code: n for code, n in sorted((accounted - expected).items())}
@@ -625,9 +665,10 @@ def pack_destroy(*, actor: Any, pack_id: int, remarks: str = "") -> Pack:
 
 
 def cards_left(pack: Pack) -> tuple[int, list[str]]:
-    """How many cards the pack still holds, and their codes (composition less laid and burned)."""
+    """How many cards the talon still holds, and their codes (composition less those laid and
+    burned in the current taille)."""
     left = Counter({str(c): n for c, n in composition(pack).counts.items()})
-    left.subtract(_laid_counts(pack))
+    left.subtract(_laid_counts(pack, current_taille(pack)))
     codes = [code for code, n in left.items() for _ in range(max(n, 0))]
     return len(codes), codes
 

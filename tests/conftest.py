@@ -255,7 +255,11 @@ def posted(cast):
 
 
 @pytest.fixture
-def table(cast, posted):
+def table(cast, posted, request):
+    """Table 1, under ``baden-1854`` unless the test is marked ``@pytest.mark.reglement(name)``."""
+    marker = request.node.get_closest_marker("reglement")
+    if marker is not None:
+        posted = PostedReglement.objects.get(name=marker.args[0])
     return table_create(
         actor=cast.directeur,
         number=1,
@@ -332,3 +336,22 @@ def sixain_in_play(cast, verified, shift):
     pack_shuffle(actor=cast.tailleur, pack_id=pack.pk)
     pack_cut(actor=cast.tailleur, pack_id=pack.pk, cut_by="M. Dupont")
     return pack
+
+
+def lay_in_coups(cast, shift, codes):
+    """Lay ``codes`` at the table the only way cards are laid: in coups (opened by the tailleur
+    on duty, betting closed, settled by the croupier when complete). Returns the last answer."""
+    from casino.floor.coups import coup_close_betting, coup_lay_card, coup_open, coup_settle
+    from casino.floor.models import Coup, CoupPhase
+
+    laid = None
+    for code in codes:
+        coup = Coup.objects.filter(shift=shift).exclude(phase__in=["settled", "cancelled"]).first()
+        if coup is None:
+            coup = coup_open(actor=cast.tailleur, shift_id=shift.pk)
+        if coup.phase == CoupPhase.BETTING:
+            coup_close_betting(actor=cast.tailleur, coup_id=coup.pk)
+        laid = coup_lay_card(actor=cast.tailleur, coup_id=coup.pk, code=code)
+        if laid.coup_complete:
+            coup_settle(actor=cast.croupier, coup_id=coup.pk)
+    return laid

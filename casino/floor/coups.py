@@ -18,6 +18,7 @@ from casino.errors import Conflict, DomainError, NotFound
 from casino.floor.models import (
     Account,
     Coup,
+    CoupCancellation,
     CoupPhase,
     CoupResult,
     Duty,
@@ -59,7 +60,7 @@ from casino.people.roles import Role
 from casino.people.services import require_role
 from shoes.errors import CardRefused
 from shoes.models import PackState
-from shoes.services import card_lay, cards_left, packs_at, taille_ends
+from shoes.services import card_lay, cards_left, current_taille, packs_at, taille_ends
 
 
 class BettingClosed(DomainError):
@@ -88,6 +89,7 @@ class IllegalCoupPhase(Conflict):
 
 
 TABLE_STAFF = (Role.TAILLEUR, Role.CROUPIER)
+FINISHED = (CoupPhase.SETTLED, CoupPhase.CANCELLED)
 TAILLEUR = Duty.Post.TAILLEUR
 AT_THE_TABLE = (Duty.Post.TAILLEUR, Duty.Post.CROUPIER)
 
@@ -111,9 +113,8 @@ def _phase(coup: Coup, *phases: CoupPhase, act: str) -> None:
 
 
 def rules_of(coup: Coup) -> Reglement:
-    """The règlement version the coup is played under, with its table's limits."""
-    table = coup.shift.table
-    return coup.reglement.with_limits(min_stake=table.min_stake, max_stake=table.max_stake)
+    """The règlement version the coup is played under, with the limits it was played under."""
+    return coup.reglement.with_limits(min_stake=coup.min_stake, max_stake=coup.max_stake)
 
 
 def table_prison(shift: Shift, *, before: CoupResult | None = None) -> list[Prisoner]:
@@ -137,16 +138,20 @@ def coup_open(*, actor: Any, shift_id: int) -> Coup:
     require_role(actor, Role.TAILLEUR, act="opening a coup")
     shift = open_shift_locked(shift_id)
     require_on_duty(shift, actor, TAILLEUR, act="opening a coup")
-    if Coup.objects.filter(shift__table=shift.table).exclude(phase=CoupPhase.SETTLED).exists():
+    if Coup.objects.filter(shift__table=shift.table).exclude(phase__in=FINISHED).exists():
         raise Conflict(f"{shift.table} has a coup in progress", where="shift")
     pack = packs_at(shift.table_id, PackState.IN_PLAY).first()
     if pack is None:
         raise Conflict(f"{shift.table} has no pack in play (shuffled and cut)", where="pack")
+    taille = current_taille(pack)
     coup = Coup.objects.create(
         shift=shift,
         pack=pack,
-        number=pack.coups.count() + 1,
-        reglement=shift.table.reglement,
+        taille=taille,
+        number=pack.coups.filter(taille=taille).count() + 1,
+        reglement=shift.reglement,
+        min_stake=shift.min_stake,
+        max_stake=shift.max_stake,
         opened_at=clock.now(),
         opened_by=actor,
     )
@@ -371,10 +376,21 @@ def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
         require_on_duty(coup.shift, actor, TAILLEUR, act="laying a card")
         _phase(coup, CoupPhase.CLOSED, CoupPhase.DEALING, act="laying a card")
         rules = rules_of(coup)
+        if _cut_card_is_next(coup, rules):
+            raise IllegalCoupPhase(
+                f"the cut card came out in coup {coup.number}: the coup is void, settle it "
+                "with cut_card",
+                where="phase",
+            )
         deal = deal_of(coup, rules)
         try:
             laid_card = card_lay(
-                actor=actor, pack_id=coup.pack_id, code=code, coup_id=coup.pk, shift=coup.shift
+                actor=actor,
+                pack_id=coup.pack_id,
+                code=code,
+                coup_id=coup.pk,
+                taille=coup.taille,
+                shift=coup.shift,
             )
         except CardRefused as exc:
             refused = exc  # recorded; committed with this block, raised after it
@@ -454,13 +470,64 @@ def settlement_entries(
 
 
 def _taille_over(coup: Coup, rules: Reglement, *, cut_card: bool) -> bool:
-    """Does another coup follow from this pack (1.3)?"""
+    """Does another coup follow from this pack (RULES.md 1.3, REPLAY.md's settled readings)?
+    Under the cut-card rule no coup begins once the cut card is the next card."""
     if cut_card:
         return True
     left, codes = cards_left(coup.pack)
     if rules.end_rule == "count":
         return count_rule_ends(left, sum(points(card(c), rules) for c in codes), rules)
+    if rules.end_rule == "cut_card":
+        assert rules.cut_card_from_end is not None
+        return left <= rules.cut_card_from_end
     return left == 0
+
+
+def _cut_card_is_next(coup: Coup, rules: Reglement) -> bool:
+    """The red card lies before the last ``cut_card_from_end`` cards: the pack knows its count,
+    so whether it is the next card is a fact, not the tailleur's word."""
+    if rules.end_rule != "cut_card" or rules.cut_card_from_end is None:
+        return False
+    return cards_left(coup.pack)[0] == rules.cut_card_from_end
+
+
+class VoidAttempt(DomainError):
+    """A coup declared void by the cut card when the pack says the cut card is not out:
+    refused, and recorded as a ``void_attempt`` anomaly."""
+
+    code = "void_attempt"
+    http_status = 422
+    recorded = True
+
+
+def _void_attempt(coup: Coup, actor: Any, rules: Reglement) -> VoidAttempt:
+    left = cards_left(coup.pack)[0]
+    if rules.end_rule != "cut_card":
+        why = f"the règlement {rules.name} has no cut card (end rule {rules.end_rule})"
+    elif coup.phase == CoupPhase.COMPLETE:
+        why = f"coup {coup.number} is complete: its rows closed before the cut card"
+    else:
+        why = f"{left} cards are left; the cut card lies before the last {rules.cut_card_from_end}"
+    message = f"coup {coup.number} void by the cut card refused: {why}"
+    anomaly_raise(
+        detector="void_attempt",
+        severity=Severity.CRITICAL,
+        subject=coup,
+        summary=f"{coup.shift.table}: {message}",
+        involved=[actor.pk],
+        evidence={
+            "coup": coup.pk,
+            "number": coup.number,
+            "phase": coup.phase,
+            "cards_left": left,
+            "end_rule": rules.end_rule,
+            "cut_card_from_end": rules.cut_card_from_end,
+        },
+    )
+    audit_record(
+        actor=actor, action="coup.void_attempt_refused", subject=coup, payload={"why": why}
+    )
+    return VoidAttempt(message, where="cut_card")
 
 
 def engine_stake(stake: Stake, **amended: Any) -> EngineStake:
@@ -515,6 +582,7 @@ def coup_settle(
     out, so the coup is void and the taille ends. A spoken announcement that differs from the
     engine's raises ``announcement_mismatch``."""
     require_role(actor, *TABLE_STAFF, act="settling a coup")
+    refused: VoidAttempt | None = None
     with transaction.atomic():
         coup = _lock(coup_id)
         require_on_duty(coup.shift, actor, *AT_THE_TABLE, act="settling a coup")
@@ -527,127 +595,196 @@ def coup_settle(
                     f"coup {coup.number} is not complete: lay the next card", where="phase"
                 )
         else:
-            _phase(
-                coup,
-                CoupPhase.CLOSED,
-                CoupPhase.DEALING,
-                CoupPhase.COMPLETE,
-                act="settling at the cut card",
-            )
-        outcome = deal.outcome()
-        last = _taille_over(coup, rules, cut_card=cut_card)
-        void = (
-            cut_card
-            or outcome.result is Result.INCOMPLETE
-            or (outcome.result is Result.REFAIT and last and rules.refait_void_on_last_coup)
+            _phase(coup, CoupPhase.CLOSED, CoupPhase.DEALING, act="settling at the cut card")
+            if not _cut_card_is_next(coup, rules):
+                refused = _void_attempt(coup, actor, rules)  # recorded; committed, then raised
+        if refused is None:
+            return _settle(coup, actor, rules, deal, spoken=spoken, cut_card=cut_card)
+    raise refused
+
+
+def _settle(
+    coup: Coup, actor: Any, rules: Reglement, deal: CoupDeal, *, spoken: str, cut_card: bool
+) -> CoupResult:
+    """The settlement itself, in the caller's transaction, the coup locked."""
+    outcome = deal.outcome()
+    last = _taille_over(coup, rules, cut_card=cut_card)
+    void = (
+        cut_card
+        or outcome.result is Result.INCOMPLETE
+        or (outcome.result is Result.REFAIT and last and rules.refait_void_on_last_coup)
+    )
+    stakes = list(
+        coup.stakes.filter(withdrawal__isnull=True).select_related("holder").order_by("id")
+    )
+    prison = table_prison(coup.shift)
+    engine_stakes = [engine_stake(s) for s in stakes]
+    results, prison_after = engine_settle(
+        outcome, rules, void=void, last=last, stakes=engine_stakes, prison=prison
+    )
+    by_pk = {s.pk: s for s in stakes}
+    prisoners = {int(r.stake) for r in results} - set(by_pk)  # staked on earlier coups
+    if prisoners:
+        by_pk.update(
+            (s.pk, s) for s in Stake.objects.select_related("holder").filter(pk__in=prisoners)
         )
-        stakes = list(
-            coup.stakes.filter(withdrawal__isnull=True).select_related("holder").order_by("id")
-        )
-        prison = table_prison(coup.shift)
-        engine_stakes = [engine_stake(s) for s in stakes]
-        results, prison_after = engine_settle(
-            outcome, rules, void=void, last=last, stakes=engine_stakes, prison=prison
-        )
-        by_pk = {s.pk: s for s in stakes}
-        prisoners = {int(r.stake) for r in results} - set(by_pk)  # staked on earlier coups
-        if prisoners:
-            by_pk.update(
-                (s.pk, s) for s in Stake.objects.select_related("holder").filter(pk__in=prisoners)
-            )
-        accounts = table_accounts(coup.shift.table)
-        collections: list[Entry] = []
-        payments: list[Entry] = []
-        for r in results:
-            collect, pay = settlement_entries(coup, r, by_pk[int(r.stake)], accounts)
-            collections += collect
-            payments += pay
-        Settlement.objects.bulk_create(
-            Settlement(
-                coup=coup,
-                stake=by_pk[int(r.stake)],
-                outcome=r.outcome.value,
-                paid=r.paid,
-                returned=r.returned,
-                to_bank=r.to_bank,
-                premium=r.premium,
-                held=r.held,
-                level=r.level,
-            )
-            for r in results
-        )
-        ledger_post(actor=actor, shift=coup.shift, entries=[*collections, *payments])
-        announcement = outcome.announcement
-        result = CoupResult.objects.create(
+    accounts = table_accounts(coup.shift.table)
+    collections: list[Entry] = []
+    payments: list[Entry] = []
+    for r in results:
+        collect, pay = settlement_entries(coup, r, by_pk[int(r.stake)], accounts)
+        collections += collect
+        payments += pay
+    Settlement.objects.bulk_create(
+        Settlement(
             coup=coup,
-            noir_cards=[str(c) for c in outcome.noir.cards],
-            rouge_cards=[str(c) for c in outcome.rouge.cards],
-            noir_total=outcome.noir.total,
-            rouge_total=outcome.rouge.total,
-            result=outcome.result.value,
-            couleur=outcome.couleur.value if outcome.couleur else "",
-            void=void,
-            last=last,
-            announcement={
-                "noir": announcement.noir,
-                "rouge": announcement.rouge,
-                "result": announcement.result,
-            },
-            spoken=spoken,
-            settled_at=clock.now(),
-            settled_by=actor,
-            prison_after=[
-                {"stake": p.stake, "chance": p.chance.value, "held": p.held, "level": p.level}
-                for p in prison_after
-            ],
+            stake=by_pk[int(r.stake)],
+            outcome=r.outcome.value,
+            paid=r.paid,
+            returned=r.returned,
+            to_bank=r.to_bank,
+            premium=r.premium,
+            held=r.held,
+            level=r.level,
         )
-        coup.phase = CoupPhase.SETTLED
-        coup.save(update_fields=["phase"])
-        audit_record(
-            actor=actor,
-            action="coup.settled",
+        for r in results
+    )
+    ledger_post(actor=actor, shift=coup.shift, entries=[*collections, *payments])
+    announcement = outcome.announcement
+    result = CoupResult.objects.create(
+        coup=coup,
+        noir_cards=[str(c) for c in outcome.noir.cards],
+        rouge_cards=[str(c) for c in outcome.rouge.cards],
+        noir_total=outcome.noir.total,
+        rouge_total=outcome.rouge.total,
+        result=outcome.result.value,
+        couleur=outcome.couleur.value if outcome.couleur else "",
+        void=void,
+        last=last,
+        announcement={
+            "noir": announcement.noir,
+            "rouge": announcement.rouge,
+            "result": announcement.result,
+        },
+        spoken=spoken,
+        settled_at=clock.now(),
+        settled_by=actor,
+        prison_after=[
+            {"stake": p.stake, "chance": p.chance.value, "held": p.held, "level": p.level}
+            for p in prison_after
+        ],
+    )
+    coup.phase = CoupPhase.SETTLED
+    coup.save(update_fields=["phase"])
+    audit_record(
+        actor=actor,
+        action="coup.settled",
+        subject=coup,
+        payload={
+            "result": result.result,
+            "noir": outcome.noir.total,
+            "rouge": outcome.rouge.total,
+            "couleur": result.couleur,
+            "void": void,
+            "last": last,
+            "settlements": [
+                [
+                    r.stake,
+                    r.outcome.value,
+                    r.paid,
+                    r.returned,
+                    r.to_bank,
+                    r.premium,
+                    r.held,
+                    r.level,
+                ]
+                for r in results
+            ],
+            "prison_after": result.prison_after,
+            "spoken": spoken,
+        },
+    )
+    if spoken and spoken.strip() != (announcement.result or ""):
+        anomaly_raise(
+            detector="announcement_mismatch",
+            severity=Severity.WARNING,
             subject=coup,
-            payload={
-                "result": result.result,
+            involved=[actor.pk],
+            summary=f"{coup.shift.table} coup {coup.number}: announced "
+            f"{spoken!r}, the cards say {announcement.result!r}",
+            evidence={
+                "spoken": spoken,
+                "computed": announcement.result,
                 "noir": outcome.noir.total,
                 "rouge": outcome.rouge.total,
-                "couleur": result.couleur,
-                "void": void,
-                "last": last,
-                "settlements": [
-                    [
-                        r.stake,
-                        r.outcome.value,
-                        r.paid,
-                        r.returned,
-                        r.to_bank,
-                        r.premium,
-                        r.held,
-                        r.level,
-                    ]
-                    for r in results
-                ],
-                "prison_after": result.prison_after,
-                "spoken": spoken,
             },
         )
-        if spoken and spoken.strip() != (announcement.result or ""):
-            anomaly_raise(
-                detector="announcement_mismatch",
-                severity=Severity.WARNING,
-                subject=coup,
-                involved=[actor.pk],
-                summary=f"{coup.shift.table} coup {coup.number}: announced "
-                f"{spoken!r}, the cards say {announcement.result!r}",
-                evidence={
-                    "spoken": spoken,
-                    "computed": announcement.result,
-                    "noir": outcome.noir.total,
-                    "rouge": outcome.rouge.total,
-                },
+    if last:
+        taille_ends(actor=actor, pack=coup.pack, reason="cut_card" if cut_card else rules.end_rule)
+    return result
+
+
+@transaction.atomic
+def coup_cancel(*, actor: Any, coup_id: int, reason: str) -> CoupCancellation:
+    """The chef de partie on duty cancels a coup that cannot go on (a misdeal, a card on the
+    floor): every stake still on it is returned, prisoners stay as they were, no premium is
+    charged, and a ``coup_cancelled`` anomaly asks for review."""
+    require_role(actor, Role.CHEF_DE_PARTIE, act="cancelling a coup")
+    coup = _lock(coup_id)
+    require_on_duty(coup.shift, actor, Duty.Post.CHEF_DE_PARTIE, act="cancelling a coup")
+    reason = (reason or "").strip()
+    if not reason:
+        raise DomainError("say why the coup is cancelled", where="reason")
+    _phase(
+        coup,
+        CoupPhase.BETTING,
+        CoupPhase.CLOSED,
+        CoupPhase.DEALING,
+        CoupPhase.COMPLETE,
+        act="cancelling",
+    )
+    stakes = list(coup.stakes.filter(withdrawal__isnull=True).select_related("holder"))
+    layout = table_account(coup.shift.table, Account.Kind.LAYOUT)
+    ledger_post(
+        actor=actor,
+        shift=coup.shift,
+        entries=[
+            Entry(
+                Movement.Kind.VOID_RETURNED,
+                layout,
+                stake.holder,
+                stake.amount,
+                f"coup:{coup.pk}:stake:{stake.pk}",
+                f"coup:{coup.pk}:stake:{stake.pk}:cancelled",
             )
-        if last:
-            taille_ends(
-                actor=actor, pack=coup.pack, reason="cut_card" if cut_card else rules.end_rule
-            )
-        return result
+            for stake in stakes
+        ],
+    )
+    cancellation = CoupCancellation.objects.create(
+        coup=coup, at=clock.now(), by=actor, reason=reason
+    )
+    phase_before = coup.phase
+    coup.phase = CoupPhase.CANCELLED
+    coup.save(update_fields=["phase"])
+    cards = list(coup.cards.order_by("seq").values_list("card", flat=True))
+    audit_record(
+        actor=actor,
+        action="coup.cancelled",
+        subject=coup,
+        payload={"reason": reason, "phase": phase_before, "cards": cards, "returned": len(stakes)},
+    )
+    anomaly_raise(
+        detector="coup_cancelled",
+        severity=Severity.WARNING,
+        subject=coup,
+        summary=f"{coup.shift.table} coup {coup.number} cancelled by {actor.username}: {reason}",
+        involved=sorted({actor.pk, coup.opened_by_id}),
+        evidence={
+            "coup": coup.pk,
+            "phase": phase_before,
+            "cards": cards,
+            "stakes_returned": [[s.ref, s.amount] for s in stakes],
+            "reason": reason,
+        },
+    )
+    return cancellation

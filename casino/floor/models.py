@@ -88,6 +88,29 @@ class Table(models.Model):
                 name="max_stake_at_least_min",
             ),
         ]
+        triggers = [
+            pgtrigger.Protect(name="not_deleted", operation=pgtrigger.Delete),
+            pgtrigger.ReadOnly(name="number_and_game_fixed", fields=["number", "game"]),
+            # A raw edit of the settings is refused: they change only together with the
+            # director's TableChange record of the same values (table_configure).
+            pgtrigger.Trigger(
+                name="settings_change_recorded",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Update,
+                func="""
+                IF NOT EXISTS (
+                    SELECT 1 FROM floor_tablechange c
+                    WHERE c.id = (SELECT max(id) FROM floor_tablechange WHERE table_id = NEW.id)
+                      AND c.reglement_id = NEW.reglement_id
+                      AND c.min_stake = NEW.min_stake AND c.max_stake = NEW.max_stake
+                ) THEN
+                    RAISE EXCEPTION 'table %: its settings change only with a recorded change',
+                        NEW.number;
+                END IF;
+                RETURN NEW;
+                """,
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Table {self.number} ({self.get_game_display()})"
@@ -98,9 +121,16 @@ class Table(models.Model):
 
 
 class Shift(models.Model):
-    """A séance at one table: opened and closed by the chef de partie."""
+    """A séance at one table: opened and closed by the chef de partie. It keeps the règlement
+    version and the limits in force when it opened: a change of the table's settings applies from
+    the next séance on, never to play already under way."""
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="shifts")
+    reglement = models.ForeignKey(
+        PostedReglement, null=True, on_delete=models.PROTECT, related_name="+"
+    )
+    min_stake = models.PositiveIntegerField(null=True, help_text="minor units")
+    max_stake = models.PositiveIntegerField(null=True, help_text="minor units")
     opened_at = models.DateTimeField()
     opened_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
@@ -131,18 +161,24 @@ class Shift(models.Model):
     def __str__(self) -> str:
         return f"{self.table} · {self.opened_at:%Y-%m-%d %H:%M}"
 
+    def rules(self) -> Reglement:
+        """The engine's règlement of this séance: the version and limits it opened under."""
+        assert self.reglement is not None and self.min_stake and self.max_stake
+        return self.reglement.with_limits(min_stake=self.min_stake, max_stake=self.max_stake)
+
 
 class Duty(models.Model):
     """Who works a séance and as what: the tailleur who deals and the croupiers, assigned by the
     chef de partie. A relief is a new duty; the duty it ends gets a ``DutyEnd``."""
 
     class Post(models.TextChoices):
+        CHEF_DE_PARTIE = "chef_de_partie", "chef de partie"
         TAILLEUR = "tailleur", "tailleur"
         CROUPIER = "croupier", "croupier"
 
     shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="duties")
     person = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    post = models.CharField(max_length=12, choices=Post.choices)
+    post = models.CharField(max_length=20, choices=Post.choices)
     started_at = models.DateTimeField()
     assigned_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
@@ -308,6 +344,7 @@ class CoupPhase(models.TextChoices):
     DEALING = "dealing", "Tirage / dealing"
     COMPLETE = "complete", "Rangées complètes / rows complete"
     SETTLED = "settled", "Réglé / settled"
+    CANCELLED = "cancelled", "Annulé / cancelled"
 
 
 COUP_TRANSITIONS = (
@@ -317,6 +354,11 @@ COUP_TRANSITIONS = (
     (CoupPhase.COMPLETE, CoupPhase.SETTLED),
     (CoupPhase.DEALING, CoupPhase.SETTLED),  # void: the cut card or the end of the cards
     (CoupPhase.CLOSED, CoupPhase.SETTLED),
+    # The chef de partie cancels a coup that cannot go on (stakes returned, an anomaly raised).
+    (CoupPhase.BETTING, CoupPhase.CANCELLED),
+    (CoupPhase.CLOSED, CoupPhase.CANCELLED),
+    (CoupPhase.DEALING, CoupPhase.CANCELLED),
+    (CoupPhase.COMPLETE, CoupPhase.CANCELLED),
 )
 
 
@@ -325,8 +367,14 @@ class Coup(models.Model):
 
     shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="coups")
     pack = models.ForeignKey("shoes.Pack", on_delete=models.PROTECT, related_name="coups")
+    taille = models.PositiveSmallIntegerField(
+        default=1, help_text="which taille of the pack: 1, then again after each new cut"
+    )
     number = models.PositiveIntegerField(help_text="within the taille (the pack since its cut)")
     reglement = models.ForeignKey(PostedReglement, on_delete=models.PROTECT, related_name="+")
+    # The limits it was played under (a dispute recomputes it under these, not today's).
+    min_stake = models.PositiveIntegerField(default=0, help_text="minor units")
+    max_stake = models.PositiveIntegerField(default=0, help_text="minor units")
     opened_at = models.DateTimeField()
     opened_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
@@ -348,6 +396,41 @@ class Coup(models.Model):
 
     def __str__(self) -> str:
         return f"{self.shift.table} coup {self.number} ({self.pack.seal_number})"
+
+
+class CoupCancellation(models.Model):
+    """The chef de partie's act cancelling a coup that cannot go on: its stakes are returned,
+    prisoners stay as they were, and an anomaly is raised for review."""
+
+    coup = models.OneToOneField(Coup, on_delete=models.PROTECT, related_name="cancellation")
+    at = models.DateTimeField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reason = models.CharField(max_length=300)
+
+    class Meta:
+        triggers = append_only()
+
+    def __str__(self) -> str:
+        return f"cancellation of {self.coup}"
+
+
+class TableChange(models.Model):
+    """The director's act changing a table's règlement version or limits, effective from the
+    table's next séance. The table's row may change only together with such a record."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="changes")
+    reglement = models.ForeignKey(PostedReglement, on_delete=models.PROTECT, related_name="+")
+    min_stake = models.PositiveIntegerField()
+    max_stake = models.PositiveIntegerField()
+    at = models.DateTimeField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["at", "id"]
+        triggers = append_only()
+
+    def __str__(self) -> str:
+        return f"{self.table}: {self.reglement} {self.min_stake}-{self.max_stake}"
 
 
 class Stake(models.Model):

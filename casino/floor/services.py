@@ -27,6 +27,7 @@ from casino.floor.models import (
     PostedReglement,
     Shift,
     Table,
+    TableChange,
 )
 from casino.games.errors import GameError
 from casino.games.reglement import PRESETS, Reglement, reglement
@@ -151,15 +152,20 @@ def table_create(
     *, actor: Any, number: int, game: Game | str, reglement_id: int, min_stake: int, max_stake: int
 ) -> Table:
     require_role(actor, Role.DIRECTEUR, act="creating a table")
-    try:
-        posted = PostedReglement.objects.get(pk=reglement_id)
-    except PostedReglement.DoesNotExist:
-        raise NotFound(
-            f"posted règlement {reglement_id} does not exist", where="reglement"
-        ) from None
+    posted = _posted(reglement_id)
     _limits(posted, min_stake, max_stake)
+    if Table.objects.filter(number=number).exists():
+        raise Conflict(f"table {number} exists already", where="number")
     table = Table.objects.create(
         number=number, game=Game(game), reglement=posted, min_stake=min_stake, max_stake=max_stake
+    )
+    TableChange.objects.create(
+        table=table,
+        reglement=posted,
+        min_stake=min_stake,
+        max_stake=max_stake,
+        at=clock.now(),
+        by=actor,
     )
     for kind in (Account.Kind.LAYOUT, Account.Kind.BANK, Account.Kind.PRISON):
         Account.objects.create(
@@ -178,6 +184,56 @@ def table_create(
         },
     )
     return table
+
+
+def _posted(reglement_id: int) -> PostedReglement:
+    try:
+        return PostedReglement.objects.get(pk=reglement_id)
+    except PostedReglement.DoesNotExist:
+        raise NotFound(
+            f"posted règlement {reglement_id} does not exist", where="reglement"
+        ) from None
+
+
+@transaction.atomic
+def table_configure(
+    *, actor: Any, table_id: int, reglement_id: int, min_stake: int, max_stake: int
+) -> TableChange:
+    """The director moves a table to another posted règlement version or changes its limits.
+    It takes effect at the table's next séance: a séance keeps what it opened under."""
+    require_role(actor, Role.DIRECTEUR, act="changing a table's règlement or limits")
+    try:
+        table = Table.objects.select_for_update().get(pk=table_id)
+    except Table.DoesNotExist:
+        raise NotFound(f"table {table_id} does not exist", where="table") from None
+    posted = _posted(reglement_id)
+    _limits(posted, min_stake, max_stake)
+    before = (
+        f"{table.reglement.name} v{table.reglement.version} {table.min_stake}-{table.max_stake}"
+    )
+    change = TableChange.objects.create(
+        table=table,
+        reglement=posted,
+        min_stake=min_stake,
+        max_stake=max_stake,
+        at=clock.now(),
+        by=actor,
+    )
+    table.reglement, table.min_stake, table.max_stake = posted, min_stake, max_stake
+    table.save(update_fields=["reglement", "min_stake", "max_stake"])
+    audit_record(
+        actor=actor,
+        action="table.changed",
+        subject=table,
+        payload={
+            "before": before,
+            "reglement": f"{posted.name} v{posted.version}",
+            "min_stake": min_stake,
+            "max_stake": max_stake,
+            "change": change.pk,
+        },
+    )
+    return change
 
 
 def table_account(table: Table, kind: Account.Kind) -> Account:
@@ -319,6 +375,19 @@ def require_on_duty(shift: Shift, person: Any, *posts: Duty.Post, act: str) -> N
         )
 
 
+def open_shift_at(table_id: int) -> Shift | None:
+    return Shift.objects.filter(table_id=table_id, closed_at__isnull=True).first()
+
+
+def require_duty_at_table(table_id: int, person: Any, *posts: Duty.Post, act: str) -> Shift:
+    """The act happens at a table: by someone on duty in the séance open there. Returns it."""
+    shift = open_shift_at(table_id)
+    if shift is None:
+        raise NotOnDuty(f"{act}: no séance is open at this table", where="actor")
+    require_on_duty(shift, person, *posts, act=act)
+    return shift
+
+
 def _duty_end(duty: Duty, actor: Any, reason: str) -> DutyEnd:
     end = DutyEnd.objects.create(duty=duty, at=clock.now(), by=actor, reason=reason)
     audit_record(
@@ -339,7 +408,7 @@ def _duty_start(shift: Shift, person: Any, post: Duty.Post, actor: Any) -> Duty:
     busy = Duty.objects.filter(person=person, end__isnull=True).select_related("shift__table")
     if busy.exists():
         raise Conflict(f"{person} is already on duty at {busy[0].shift.table}", where="person")
-    if post == Duty.Post.TAILLEUR:
+    if post in (Duty.Post.TAILLEUR, Duty.Post.CHEF_DE_PARTIE):  # one at a time: a relief
         for dealing in Duty.objects.filter(shift=shift, post=post, end__isnull=True):
             _duty_end(dealing, actor, f"relieved by {person.username}")
     duty = Duty.objects.create(
@@ -369,9 +438,12 @@ def open_shift_locked(shift_id: int) -> Shift:
 
 @transaction.atomic
 def duty_assign(*, actor: Any, shift_id: int, person: Any, post: Duty.Post | str) -> Duty:
-    """The chef de partie puts a tailleur or a croupier on duty (a relief, a reinforcement)."""
+    """The chef de partie on duty puts a tailleur or a croupier on duty (a relief, a
+    reinforcement), or hands the table over to another chef de partie (ending his own duty)."""
     require_role(actor, Role.CHEF_DE_PARTIE, act="assigning staff to a séance")
-    return _duty_start(open_shift_locked(shift_id), person, Duty.Post(post), actor)
+    shift = open_shift_locked(shift_id)
+    require_on_duty(shift, actor, Duty.Post.CHEF_DE_PARTIE, act="assigning staff")
+    return _duty_start(shift, person, Duty.Post(post), actor)
 
 
 @transaction.atomic
@@ -385,9 +457,15 @@ def duty_end(*, actor: Any, duty_id: int, reason: str) -> DutyEnd:
         duty = Duty.objects.select_related("person", "shift").get(pk=duty_id)
     except Duty.DoesNotExist:
         raise NotFound(f"duty {duty_id} does not exist", where="duty") from None
-    open_shift_locked(duty.shift_id)
+    shift = open_shift_locked(duty.shift_id)
+    require_on_duty(shift, actor, Duty.Post.CHEF_DE_PARTIE, act="taking staff off duty")
     if hasattr(duty, "end"):
         raise Conflict(f"{duty} already ended", where="duty")
+    if duty.post == Duty.Post.CHEF_DE_PARTIE:
+        raise Conflict(
+            "a table is never left without its chef de partie: hand it over to another one",
+            where="duty",
+        )
     return _duty_end(duty, actor, reason)
 
 
@@ -414,8 +492,17 @@ def shift_open(
     Table.objects.select_for_update().get(pk=table.pk)
     if Shift.objects.filter(table=table, closed_at__isnull=True).exists():
         raise Conflict(f"{table} already has an open séance", where="table")
-    shift = Shift.objects.create(table=table, opened_at=clock.now(), opened_by=actor)
+    table = Table.objects.select_related("reglement").get(pk=table.pk)
+    shift = Shift.objects.create(
+        table=table,
+        opened_at=clock.now(),
+        opened_by=actor,
+        reglement=table.reglement,
+        min_stake=table.min_stake,
+        max_stake=table.max_stake,
+    )
     count = _count(shift, FloatCount.Moment.OPENING, chips, counted_by, countersigned_by)
+    _duty_start(shift, actor, Duty.Post.CHEF_DE_PARTIE, actor)
     _duty_start(shift, tailleur, Duty.Post.TAILLEUR, actor)
     for croupier in croupiers:
         _duty_start(shift, croupier, Duty.Post.CROUPIER, actor)
@@ -550,6 +637,11 @@ def shift_close(
     shift = Shift.objects.select_for_update(of=("self",)).select_related("table").get(pk=shift.pk)
     if shift.closed_at is not None:
         raise Conflict(f"séance {shift.pk} is already closed", where="shift")
+    require_on_duty(shift, actor, Duty.Post.CHEF_DE_PARTIE, act="closing a séance")
+    if shift.coups.exclude(phase__in=["settled", "cancelled"]).exists():
+        raise Conflict(
+            f"séance {shift.pk} has a coup in progress: settle or cancel it first", where="shift"
+        )
     count = _count(shift, FloatCount.Moment.CLOSING, chips, counted_by, countersigned_by)
     for duty in Duty.objects.filter(shift=shift, end__isnull=True).select_related("person"):
         _duty_end(duty, actor, "séance closed")

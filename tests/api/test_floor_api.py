@@ -8,6 +8,7 @@ import sys
 import threading
 from collections import Counter
 
+import pytest
 from django.db import connections
 
 from audit.models import Anomaly
@@ -16,7 +17,6 @@ from casino.floor.models import (
     Coup,
     CoupResult,
     Movement,
-    PostedReglement,
     Settlement,
     Stake,
 )
@@ -33,9 +33,8 @@ def act(client, url, body=None):
     return client.post(url, body or {}, format="json", HTTP_IDEMPOTENCY_KEY=f"k{next(KEYS)}")
 
 
+@pytest.mark.reglement("trente-et-quarante-modern")
 def test_a_full_sixain_played_through_the_api_equals_the_replay(api, cast, shift, sixain_in_play):
-    shift.table.reglement = PostedReglement.objects.get(name="trente-et-quarante-modern")
-    shift.table.save(update_fields=["reglement"])
     spec = {
         "preset": "trente-et-quarante-modern",
         "overrides": {"min_stake": shift.table.min_stake, "max_stake": shift.table.max_stake},

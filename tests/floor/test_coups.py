@@ -60,11 +60,8 @@ def play(cast, shift, talon, stakes_by_coup):
             return number
 
 
+@pytest.mark.reglement("trente-et-quarante-modern")
 def test_a_full_sixain_through_the_services_equals_the_replay(cast, shift, sixain_in_play):
-    shift.table.reglement = shift.table.reglement.__class__.objects.get(
-        name="trente-et-quarante-modern"
-    )
-    shift.table.save(update_fields=["reglement"])
     spec = {
         "preset": "trente-et-quarante-modern",
         "overrides": {"min_stake": shift.table.min_stake, "max_stake": shift.table.max_stake},

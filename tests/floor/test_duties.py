@@ -35,7 +35,9 @@ def relief(cast):
 
 
 def on_duty(shift):
-    return sorted((d.person.username, d.post) for d in shift.duties.filter(end__isnull=True))
+    """Who deals and counts at the table (the chef de partie on duty is asserted apart)."""
+    duties = shift.duties.filter(end__isnull=True).exclude(post=Duty.Post.CHEF_DE_PARTIE)
+    return sorted((d.person.username, d.post) for d in duties)
 
 
 def test_a_seance_opens_staffed(cast, shift):
@@ -143,6 +145,7 @@ def test_the_terminal_staffs_a_seance_over_the_api(api, cast, shift, relief):
         ("tailleur", "tailleur", "relieved by relief"),
         ("croupier", "croupier", None),
         ("relief", "tailleur", None),
+        ("chef", "chef_de_partie", None),
     }
     refused = api(cast.croupier).post(
         f"/api/v1/shifts/{shift.pk}/duties",

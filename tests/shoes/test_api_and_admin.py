@@ -7,6 +7,7 @@ from django.test import Client
 
 from audit.models import Anomaly
 from shoes.models import CardLaid, Pack, PackEvent, PackState
+from tests.conftest import lay_in_coups
 from tests.shoes.test_custody import in_play
 
 RECEIPT = {
@@ -67,15 +68,13 @@ def test_a_foreign_card_over_the_api_is_refused_recorded_once_and_retried_safely
     api, cast, verified, shift
 ):
     pack = in_play(cast, verified(), shift)
-    for i in range(6):
-        assert (
-            post(
-                api, cast.tailleur, f"/api/v1/packs/{pack.pk}/cards", {"code": "QH"}, f"c{i}"
-            ).status_code
-            == 201
-        )
-    refused = post(api, cast.tailleur, f"/api/v1/packs/{pack.pk}/cards", {"code": "QH"}, "c6")
-    retried = post(api, cast.tailleur, f"/api/v1/packs/{pack.pk}/cards", {"code": "QH"}, "c6")
+    lay_in_coups(cast, shift, ["QH", "QH", "QH", "AS"])  # noir 31: rouge is next
+    lay_in_coups(cast, shift, ["QH", "QH"])
+    coup = pack.coups.get()
+    cards = f"/api/v1/coups/{coup.pk}/cards"
+    assert post(api, cast.tailleur, cards, {"code": "QH"}, "c5").status_code == 201  # the sixth
+    refused = post(api, cast.tailleur, cards, {"code": "QH"}, "c6")
+    retried = post(api, cast.tailleur, cards, {"code": "QH"}, "c6")
     assert refused.status_code == retried.status_code == 400
     assert refused.json()["code"] == "foreign_card"
     assert retried.json() == refused.json()

@@ -9,6 +9,7 @@ from django.db import DatabaseError, connection, transaction
 
 from audit.models import Anomaly, AuditEvent
 from casino.errors import RoleRequired
+from casino.floor.coups import coup_cancel
 from shoes.errors import (
     CardRefused,
     CountInvalid,
@@ -18,7 +19,6 @@ from shoes.errors import (
 )
 from shoes.models import CardLaid, Pack, PackEvent, PackState, Reconciliation
 from shoes.services import (
-    card_lay,
     cards_pass,
     pack_cut,
     pack_destroy,
@@ -29,6 +29,7 @@ from shoes.services import (
     replacement_demand,
     seal_verify,
 )
+from tests.conftest import lay_in_coups
 
 
 def in_play(cast, pack, shift):
@@ -146,11 +147,10 @@ def test_the_tailleur_shuffles_last_and_a_named_member_of_the_public_cuts(cast, 
 
 def test_a_foreign_card_is_refused_recorded_and_changes_nothing_else(cast, verified, shift):
     pack = in_play(cast, verified(), shift)
-    for _ in range(6):
-        card_lay(actor=cast.tailleur, pack_id=pack.pk, code="AS")
+    lay_in_coups(cast, shift, ["AS"] * 6)
     before = (CardLaid.objects.count(), AuditEvent.objects.count())
     with pytest.raises(CardRefused, match=r"AS refused: .* holds it 6 time"):
-        card_lay(actor=cast.tailleur, pack_id=pack.pk, code="AS")
+        lay_in_coups(cast, shift, ["AS"])
     assert CardLaid.objects.count() == before[0]  # not laid
     pack.refresh_from_db()
     assert pack.state == PackState.IN_PLAY
@@ -159,18 +159,20 @@ def test_a_foreign_card_is_refused_recorded_and_changes_nothing_else(cast, verif
     assert anomaly.evidence["card"] == "AS"
     assert anomaly.involved == [cast.tailleur.pk]
     assert pack.events.filter(kind=PackEvent.Kind.FOREIGN_CARD).count() == 1
-    card_lay(actor=cast.tailleur, pack_id=pack.pk, code="KH")  # play goes on
+    lay_in_coups(cast, shift, ["KH"])  # play goes on
     assert list(pack.cards_laid.values_list("card", flat=True))[-1] == "KH"
 
 
 def test_a_reconciliation_with_one_card_missing_names_that_card(cast, verified, shift):
     pack = in_play(cast, verified(), shift)
-    for code in ("KS", "7H", "9D"):
-        card_lay(actor=cast.tailleur, pack_id=pack.pk, code=code)
+    lay_in_coups(cast, shift, ["KS", "7H", "9D", "TC"])  # noir closes at 36
+    lay_in_coups(cast, shift, ["TD", "TH", "JS", "KC"])  # rouge at 40: settled
     counted = {f"{rank}{suit}": 6 for rank in "A23456789TJQK" for suit in "SHDC"}
     counted["KS"] -= 1
     counted["7H"] -= 1
     counted["9D"] -= 1
+    for code in ("TC", "TD", "TH", "JS", "KC"):
+        counted[code] -= 1
     counted["QC"] -= 1  # one queen of clubs is not in the box any more
     reconciliation = pack_retire(actor=cast.chef, pack_id=pack.pk, counted=counted)
     assert reconciliation.missing == {"QC": 1}
@@ -194,7 +196,11 @@ def test_an_extra_card_in_the_count_is_named_too(cast, verified, shift):
 
 def test_a_replacement_on_demand_withdraws_the_old_pack_with_its_history(cast, verified, shift):
     old = in_play(cast, verified(), shift)
-    card_lay(actor=cast.tailleur, pack_id=old.pk, code="5C")
+    lay_in_coups(cast, shift, ["5C"])
+    coup = old.coups.get()
+    with pytest.raises(IllegalPackState, match="a coup is in progress"):
+        cards_pass(actor=cast.tailleur, pack_id=old.pk)
+    coup_cancel(actor=cast.chef, coup_id=coup.pk, reason="the cards pass at the players' demand")
     cards_pass(actor=cast.tailleur, pack_id=old.pk)
     history = list(old.events.values_list("kind", flat=True))
     replacement_demand(
@@ -217,8 +223,8 @@ def test_a_replacement_on_demand_withdraws_the_old_pack_with_its_history(cast, v
 def test_the_old_pack_may_instead_be_shuffled_and_cut_again(cast, verified, shift):
     pack = in_play(cast, verified(), shift)
     cards_pass(actor=cast.tailleur, pack_id=pack.pk)
-    with pytest.raises(IllegalPackState):
-        card_lay(actor=cast.tailleur, pack_id=pack.pk, code="5C")
+    with pytest.raises(Exception, match="no pack in play"):
+        lay_in_coups(cast, shift, ["5C"])
     pack_shuffle(actor=cast.croupier, pack_id=pack.pk)
     pack_shuffle(actor=cast.tailleur, pack_id=pack.pk)
     pack_cut(actor=cast.tailleur, pack_id=pack.pk, cut_by="M. Martin")

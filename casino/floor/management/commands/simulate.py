@@ -142,7 +142,7 @@ class Command(BaseCommand):
     def _play(
         self, staff: dict[str, User], shift: Shift, rng: random.Random, count: int, per_coup: int
     ) -> int:
-        rules = shift.table.rules()
+        rules = shift.rules()
         talon: list[str] = []
         bank = table_account(shift.table, Account.Kind.BANK)
         for n in range(count):
