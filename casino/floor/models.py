@@ -163,7 +163,9 @@ class Shift(models.Model):
 
     def rules(self) -> Reglement:
         """The engine's règlement of this séance: the version and limits it opened under."""
-        assert self.reglement is not None and self.min_stake and self.max_stake
+        assert self.reglement is not None, "a séance opens under a règlement"
+        assert self.min_stake, "and with the table's limits"
+        assert self.max_stake, "and with the table's limits"
         return self.reglement.with_limits(min_stake=self.min_stake, max_stake=self.max_stake)
 
 
