@@ -260,13 +260,14 @@ def table(cast, posted, request):
     marker = request.node.get_closest_marker("reglement")
     if marker is not None:
         posted = PostedReglement.objects.get(name=marker.args[0])
+    ratio = posted.engine().max_stake_ratio
     return table_create(
         actor=cast.directeur,
         number=1,
         game="trente-et-quarante",
         reglement_id=posted.pk,
         min_stake=500,
-        max_stake=600_000,
+        max_stake=600_000 if ratio is None else min(600_000, 500 * ratio),
     )
 
 
