@@ -36,6 +36,13 @@ api_v1 = [
     path("register/visas", shoes_api.RegisterVisaCreate.as_view(), name="register-visa"),
     path("reglements", floor_api.ReglementList.as_view(), name="reglements"),
     path("reglements/post", floor_api.ReglementPost.as_view(), name="reglement-post"),
+    path("counts", floor_api.CountRecord.as_view(), name="counts"),
+    path("counts/<int:pk>/countersign", floor_api.CountCountersign.as_view(), name="count-sign"),
+    path(
+        "transfers/<int:pk>/countersign",
+        floor_api.TransferCountersign.as_view(),
+        name="transfer-sign",
+    ),
     path("shifts", floor_api.ShiftOpen.as_view(), name="shift-open"),
     path("shifts/<int:pk>", floor_api.ShiftDetail.as_view(), name="shift"),
     path("shifts/<int:pk>/fills", floor_api.ShiftFill.as_view(), name="shift-fill"),

@@ -18,7 +18,14 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from casino.floor.models import PostedReglement
-from casino.floor.services import reglement_load_presets, shift_open, table_create
+from casino.floor.services import (
+    count_countersign,
+    count_record,
+    reglement_load_presets,
+    shift_close,
+    shift_open,
+    table_create,
+)
 from shoes.models import PackKind
 from shoes.services import pack_cut, pack_open, pack_receive, pack_shuffle, pack_store, seal_verify
 from tests.actors import Cast, make_cast
@@ -274,17 +281,32 @@ def table(cast, posted, request):
 FLOAT = {"10000": 40, "2500": 40, "500": 100}
 
 
-@pytest.fixture
-def shift(cast, table):
+def signed_count(cast, table, moment, chips):
+    """A count recorded by the croupier and countersigned by the director, each their own act."""
+    count = count_record(actor=cast.croupier, table_id=table.pk, moment=moment, chips=chips)
+    count_countersign(actor=cast.directeur, count_id=count.pk)
+    return count
+
+
+def open_seance(cast, table, chips=FLOAT, *, tailleur=None, croupiers=None):
+    count = signed_count(cast, table, "opening", chips)
     return shift_open(
         actor=cast.chef,
         table=table,
-        chips=FLOAT,
-        counted_by=cast.croupier,
-        countersigned_by=cast.directeur,
-        tailleur=cast.tailleur,
-        croupiers=[cast.croupier],
+        count_id=count.pk,
+        tailleur=tailleur or cast.tailleur,
+        croupiers=croupiers or [cast.croupier],
     )
+
+
+def close_seance(cast, shift, chips):
+    count = signed_count(cast, shift.table, "closing", chips)
+    return shift_close(actor=cast.chef, shift=shift, count_id=count.pk)
+
+
+@pytest.fixture
+def shift(cast, table):
+    return open_seance(cast, table)
 
 
 # --- the card room: sealed packs received, verified, in play ----------------------------------

@@ -60,7 +60,14 @@ class TableAdmin(RecordAdmin):
 
 class CountInline(RecordInline):
     model = FloatCount
-    fields = ["moment", "chips", "total", "counted_by", "countersigned_by", "at"]
+    fk_name = "shift"
+    fields = ["moment", "chips", "total", "counted_by", "countersigned", "at"]
+    verbose_name_plural = "comptes de fermeture / closing counts"
+
+    @admin.display(description="contresigné / countersigned")
+    def countersigned(self, count: FloatCount) -> str:
+        signature = getattr(count, "countersignature", None)
+        return f"{signature.by} ({signature.at:%H:%M})" if signature else "en attente / pending"
 
 
 class DutyInline(RecordInline):
@@ -95,7 +102,18 @@ class ShiftAdmin(RecordAdmin):
     list_filter = ["table"]
     date_hierarchy = "opened_at"
     inlines = [DutyInline, CountInline, ShiftCoupInline]
-    readonly_fields = ["table", "opened_at", "opened_by", "closed_at", "figures", "cash_rundown"]
+    readonly_fields = [
+        "table",
+        "reglement",
+        "min_stake",
+        "max_stake",
+        "opened_at",
+        "opened_by",
+        "opening_count",
+        "closed_at",
+        "figures",
+        "cash_rundown",
+    ]
     fields = readonly_fields
 
     @admin.display(description="coups, drop, win, hold")

@@ -20,7 +20,15 @@ from casino.api.permissions import OVERSIGHT, HoldsRole
 from casino.api.serializers import Empty, StrictSerializer
 from casino.errors import NotFound
 from casino.floor import coups, services
-from casino.floor.models import Coup, Duty, PostedReglement, Settlement, Shift, Stake
+from casino.floor.models import (
+    Coup,
+    Duty,
+    FloatCount,
+    PostedReglement,
+    Settlement,
+    Shift,
+    Stake,
+)
 from casino.people.roles import Role
 
 FLOOR_READERS = (*OVERSIGHT, Role.CHEF_DE_PARTIE, Role.TAILLEUR, Role.CROUPIER, Role.CAISSIER)
@@ -119,40 +127,85 @@ class ShiftSerializer(serializers.ModelSerializer[Shift]):
 
 
 class CountInput(StrictSerializer):
-    chips = serializers.DictField(child=serializers.IntegerField(min_value=0))
-    counted_by = serializers.CharField(help_text="username of the counting croupier")
-    countersigned_by = serializers.CharField(help_text="username of the director or comité member")
-
-
-class ShiftOpenInput(CountInput):
     table = serializers.IntegerField(min_value=1, help_text="table number")
-    tailleur = serializers.CharField(help_text="username of the tailleur on duty")
+    moment = serializers.ChoiceField(choices=["opening", "closing"])
+    chips = serializers.DictField(
+        child=serializers.IntegerField(min_value=0, max_value=1_000_000),
+        help_text='{"10000": 20, "500": 100}: chips by denomination in minor units',
+    )
+
+
+class CountSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    table = serializers.IntegerField(source="table.number")
+    moment = serializers.CharField()
+    chips = serializers.DictField(child=serializers.IntegerField())
+    total = serializers.IntegerField()
+    counted_by = serializers.CharField(source="counted_by.username")
+    countersigned_by = serializers.CharField(
+        source="countersignature.by.username", allow_null=True, default=None
+    )
+
+
+def _table(number: int) -> Any:
+    from casino.floor.models import Table
+
+    try:
+        return Table.objects.get(number=number)
+    except Table.DoesNotExist:
+        raise NotFound(f"table {number} does not exist", where="table") from None
+
+
+class CountRecord(APIView):
+    """The counting croupier records the float, chips by denomination (the carnet d'avances)."""
+
+    @extend_schema(request=CountInput, responses=CountSerializer)
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = CountInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        count = services.count_record(
+            actor=request.user, table_id=_table(v["table"]).pk, moment=v["moment"], chips=v["chips"]
+        )
+        return Response(CountSerializer(count).data, status=201)
+
+
+class CountCountersign(APIView):
+    """The director or a comité member countersigns a count, in their own act."""
+
+    @extend_schema(request=None, responses=CountSerializer)
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        services.count_countersign(actor=request.user, count_id=pk)
+        return Response(CountSerializer(FloatCount.objects.get(pk=pk)).data, status=201)
+
+
+class ShiftOpenInput(StrictSerializer):
+    table = serializers.IntegerField(min_value=1, help_text="table number")
+    count = serializers.IntegerField(min_value=1, help_text="the countersigned opening count")
+    tailleur = serializers.CharField(max_length=150, help_text="username of the tailleur")
     croupiers = serializers.ListField(
-        child=serializers.CharField(), min_length=1, help_text="usernames of the croupiers"
+        child=serializers.CharField(max_length=150),
+        min_length=1,
+        max_length=12,
+        help_text="usernames of the croupiers",
     )
 
 
 class ShiftOpen(APIView):
-    """Open a séance with the float counted (the carnet d'avances)."""
+    """Open a séance with its countersigned opening count and its staff on duty."""
 
     @extend_schema(request=ShiftOpenInput, responses=ShiftSerializer)
     @idempotent
     def post(self, request: Request) -> Response:
-        from casino.floor.models import Table
-
         data = ShiftOpenInput(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        try:
-            table = Table.objects.get(number=v["table"])
-        except Table.DoesNotExist:
-            raise NotFound(f"table {v['table']} does not exist", where="table") from None
         shift = services.shift_open(
             actor=request.user,
-            table=table,
-            chips=v["chips"],
-            counted_by=_user(v["counted_by"], "counted_by"),
-            countersigned_by=_user(v["countersigned_by"], "countersigned_by"),
+            table=_table(v["table"]),
+            count_id=v["count"],
             tailleur=_user(v["tailleur"], "tailleur"),
             croupiers=[_user(name, f"croupiers[{i}]") for i, name in enumerate(v["croupiers"])],
         )
@@ -197,59 +250,88 @@ class DutyOff(APIView):
         return Response(ShiftSerializer(end.duty.shift).data, status=201)
 
 
-class ShiftClose(APIView):
-    """Close the séance with the closing count certified; a variance raises an anomaly."""
+class CloseInput(StrictSerializer):
+    count = serializers.IntegerField(min_value=1, help_text="the countersigned closing count")
 
-    @extend_schema(request=CountInput, responses=ShiftSerializer)
+
+class ShiftClose(APIView):
+    """Close the séance with its countersigned closing count; a variance raises an anomaly."""
+
+    @extend_schema(request=CloseInput, responses=ShiftSerializer)
     @idempotent
     def post(self, request: Request, pk: int) -> Response:
-        data = CountInput(data=request.data)
+        data = CloseInput(data=request.data)
         data.is_valid(raise_exception=True)
-        v = data.validated_data
-        shift = Shift.objects.get(pk=pk)
-        services.shift_close(
-            actor=request.user,
-            shift=shift,
-            chips=v["chips"],
-            counted_by=_user(v["counted_by"], "counted_by"),
-            countersigned_by=_user(v["countersigned_by"], "countersigned_by"),
-        )
+        try:
+            shift = Shift.objects.get(pk=pk)
+        except Shift.DoesNotExist:
+            raise NotFound(f"séance {pk} does not exist", where="shift") from None
+        services.shift_close(actor=request.user, shift=shift, count_id=data.validated_data["count"])
         return Response(ShiftSerializer(Shift.objects.get(pk=pk)).data, status=201)
 
 
 class TransferInput(StrictSerializer):
-    amount = serializers.IntegerField(min_value=1)
-    table_party = serializers.CharField(help_text="username of the chef de partie who signs")
+    amount = serializers.IntegerField(min_value=1, max_value=services.MAX_AMOUNT)
+
+
+class TransferSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    shift = serializers.IntegerField(source="shift_id")
+    kind = serializers.CharField()
+    amount = serializers.IntegerField()
+    recorded_by = serializers.CharField(source="recorded_by.username")
+    countersigned_by = serializers.CharField(
+        source="countersignature.by.username", allow_null=True, default=None
+    )
+    signed = serializers.BooleanField(
+        source="countersignature.signed", allow_null=True, default=None
+    )
 
 
 class _Transfer(APIView):
-    service: Any = None
+    kind = ""
 
     @idempotent
     def post(self, request: Request, pk: int) -> Response:
         data = TransferInput(data=request.data)
         data.is_valid(raise_exception=True)
-        type(self).service(
-            actor=request.user,
-            shift_id=pk,
-            amount=data.validated_data["amount"],
-            table_party=_user(data.validated_data["table_party"], "table_party"),
+        transfer = services.transfer_record(
+            actor=request.user, shift_id=pk, kind=self.kind, amount=data.validated_data["amount"]
         )
-        return Response(ShiftSerializer(Shift.objects.get(pk=pk)).data, status=201)
+        return Response(TransferSerializer(transfer).data, status=201)
 
 
 class ShiftFill(_Transfer):
-    """Chips from the cage to the table, signed by the cashier and the chef de partie."""
+    """A fill (cage → table), recorded by one side; it moves when the other side signs."""
 
-    service = staticmethod(services.shift_fill)
-    post = extend_schema(request=TransferInput, responses=ShiftSerializer)(_Transfer.post)
+    kind = "fill"
+    post = extend_schema(request=TransferInput, responses=TransferSerializer)(_Transfer.post)
 
 
 class ShiftCredit(_Transfer):
-    """Chips from the table back to the cage, signed by both."""
+    """A credit (table → cage), recorded by one side; it moves when the other side signs."""
 
-    service = staticmethod(services.shift_credit)
-    post = extend_schema(request=TransferInput, responses=ShiftSerializer)(_Transfer.post)
+    kind = "credit"
+    post = extend_schema(request=TransferInput, responses=TransferSerializer)(_Transfer.post)
+
+
+class SignInput(StrictSerializer):
+    signed = serializers.BooleanField(required=False, default=True)
+    remark = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
+class TransferCountersign(APIView):
+    """The other side (cashier or chef de partie on duty) signs the fill or credit, or declines."""
+
+    @extend_schema(request=SignInput, responses=TransferSerializer)
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        data = SignInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        signature = services.transfer_countersign(
+            actor=request.user, transfer_id=pk, **data.validated_data
+        )
+        return Response(TransferSerializer(signature.transfer).data, status=201)
 
 
 class ShiftDetail(generics.RetrieveAPIView[Shift]):

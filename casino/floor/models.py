@@ -131,6 +131,9 @@ class Shift(models.Model):
     )
     min_stake = models.PositiveIntegerField(null=True, help_text="minor units")
     max_stake = models.PositiveIntegerField(null=True, help_text="minor units")
+    opening_count = models.OneToOneField(
+        "FloatCount", null=True, on_delete=models.PROTECT, related_name="opened"
+    )
     opened_at = models.DateTimeField()
     opened_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
@@ -160,6 +163,13 @@ class Shift(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} · {self.opened_at:%Y-%m-%d %H:%M}"
+
+    def float_counts(self) -> list[FloatCount]:
+        """The carnet d'avances of the séance: its opening count, then its closing count(s)."""
+        related = ("counted_by", "countersignature__by")
+        counts = [FloatCount.objects.select_related(*related).get(pk=self.opening_count_id)]
+        counts += self.closing_counts.select_related(*related).order_by("at", "id")
+        return counts
 
     def rules(self) -> Reglement:
         """The engine's règlement of this séance: the version and limits it opened under."""
@@ -211,21 +221,23 @@ class DutyEnd(models.Model):
 
 
 class FloatCount(models.Model):
-    """The carnet d'avances: the table's chips counted by denomination at opening or closing,
-    signed by the counting croupier and countersigned by the director or a comité member."""
+    """The carnet d'avances: the table's chips counted by denomination at opening or closing, the
+    counting croupier's own act; it counts once the director or a comité member has countersigned
+    it in theirs (``CountSignature``). An opening count belongs to the séance it opens
+    (``Shift.opening_count``); a closing count names its séance."""
 
     class Moment(models.TextChoices):
         OPENING = "opening", "Ouverture / opening"
         CLOSING = "closing", "Fermeture / closing"
 
-    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="counts")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    shift = models.ForeignKey(
+        Shift, null=True, blank=True, on_delete=models.PROTECT, related_name="closing_counts"
+    )
     moment = models.CharField(max_length=10, choices=Moment.choices)
     chips = models.JSONField(help_text="{denomination in minor units: number of chips}")
     total = models.BigIntegerField()
     counted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
-    )
-    countersigned_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )
     at = models.DateTimeField()
@@ -233,17 +245,78 @@ class FloatCount(models.Model):
     class Meta:
         verbose_name = "compte de la caisse / float count"
         constraints = [
-            models.UniqueConstraint(fields=["shift", "moment"], name="one_count_per_moment"),
             models.CheckConstraint(condition=models.Q(total__gte=0), name="count_not_negative"),
             models.CheckConstraint(
-                condition=~models.Q(counted_by=models.F("countersigned_by")),
-                name="two_different_signatures",
+                condition=models.Q(moment="opening", shift__isnull=True)
+                | models.Q(moment="closing", shift__isnull=False),
+                name="closing_counts_name_their_seance",
             ),
         ]
         triggers = append_only()
 
     def __str__(self) -> str:
         return f"{self.moment} {self.total}"
+
+
+class CountSignature(models.Model):
+    """The countersignature of a count, by the director or a comité member, in their own act."""
+
+    count = models.OneToOneField(
+        FloatCount, on_delete=models.PROTECT, related_name="countersignature"
+    )
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+
+    class Meta:
+        triggers = append_only()
+
+    def __str__(self) -> str:
+        return f"countersignature of {self.count}"
+
+
+class CashTransfer(models.Model):
+    """A fill (cage → table) or a credit (table → cage), recorded by one side (the cashier or the
+    chef de partie on duty); the money moves when the other side countersigns in their own act."""
+
+    class Kind(models.TextChoices):
+        FILL = "fill", "Apport / fill"
+        CREDIT = "credit", "Retour / credit"
+
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="transfers")
+    kind = models.CharField(max_length=6, choices=Kind.choices)
+    amount = models.BigIntegerField()
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="transfer_positive"),
+        ]
+        triggers = append_only()
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.amount}"
+
+
+class TransferSignature(models.Model):
+    """The other side's signature of a fill or credit: signed (the money moves) or declined."""
+
+    transfer = models.OneToOneField(
+        CashTransfer, on_delete=models.PROTECT, related_name="countersignature"
+    )
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+    signed = models.BooleanField(help_text="false: declined, nothing moved")
+    remark = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        triggers = append_only()
+
+    def __str__(self) -> str:
+        return f"{'signature' if self.signed else 'refusal'} of {self.transfer}"
 
 
 class Account(models.Model):

@@ -19,6 +19,8 @@ from casino.errors import Conflict, DomainError, NotFound, SegregationViolation
 from casino.floor.articles import Article, articles_for
 from casino.floor.models import (
     Account,
+    CashTransfer,
+    CountSignature,
     Duty,
     DutyEnd,
     FloatCount,
@@ -28,6 +30,7 @@ from casino.floor.models import (
     Shift,
     Table,
     TableChange,
+    TransferSignature,
 )
 from casino.games.errors import GameError
 from casino.games.reglement import PRESETS, Reglement, reglement
@@ -39,6 +42,11 @@ class InvalidReglementPosting(DomainError):
     """A règlement whose parameters the engine refuses, or whose articles are malformed."""
 
     code = "invalid_reglement"
+
+
+# The largest amount any act accepts (minor units): far above any real table, far below what
+# PostgreSQL's bigint or a sum of a year of them could overflow.
+MAX_AMOUNT = 10**12
 
 
 class InvalidCount(DomainError):
@@ -306,32 +314,12 @@ def balance(account: Account, *, shift: Shift | None = None) -> int:
 # --- the carnet d'avances ------------------------------------------------------------------------
 
 
-def _count(
-    shift: Shift,
-    moment: FloatCount.Moment,
-    chips: Mapping[str, int],
-    counted_by: Any,
-    countersigned_by: Any,
-) -> FloatCount:
-    """The carnet d'avances: chips by denomination, a counting croupier and a countersignature
-    by the director or a comité member (two different people)."""
-    if Role.CROUPIER not in roles_of(counted_by):
-        raise InvalidCount(
-            f"{counted_by} is not a croupier: a croupier counts the float", where="counted_by"
-        )
-    if not roles_of(countersigned_by) & {Role.DIRECTEUR, Role.COMITE}:
-        raise InvalidCount(
-            f"{countersigned_by} may not countersign: the director or a comité member does",
-            where="countersigned_by",
-        )
-    if counted_by.pk == countersigned_by.pk:
-        raise SegregationViolation(
-            "the count needs two different signatures", where="countersigned_by"
-        )
-    total = 0
-    clean: dict[str, int] = {}
+def _chips(chips: Mapping[str, int]) -> tuple[dict[str, int], int]:
+    """Chips by denomination, checked: the clean form and the total."""
     if not isinstance(chips, Mapping) or not chips:
         raise InvalidCount('chips by denomination: {"10000": 20, ...}', where="chips")
+    total = 0
+    clean: dict[str, int] = {}
     for denomination, number in chips.items():
         try:
             value = int(denomination)
@@ -340,21 +328,95 @@ def _count(
                 f"{denomination!r} is not a denomination in minor units",
                 where=f"chips.{denomination}",
             ) from None
-        if value <= 0 or not isinstance(number, int) or isinstance(number, bool) or number < 0:
+        if not 0 < value <= MAX_AMOUNT or not _is_count(number):
             raise InvalidCount(
                 f"{denomination}: {number!r} is not a count of chips", where=f"chips.{denomination}"
             )
         clean[str(value)] = number
         total += value * number
-    return FloatCount.objects.create(
-        shift=shift,
+    if total > MAX_AMOUNT:
+        raise InvalidCount(f"{total} is more than a table can hold", where="chips")
+    return clean, total
+
+
+def _is_count(number: object) -> bool:
+    return isinstance(number, int) and not isinstance(number, bool) and 0 <= number <= 1_000_000
+
+
+@transaction.atomic
+def count_record(
+    *, actor: Any, table_id: int, moment: FloatCount.Moment | str, chips: Mapping[str, int]
+) -> FloatCount:
+    """A croupier counts the float, chips by denomination: before a séance opens (opening), or
+    at its end, on duty there (closing). The count stands once countersigned."""
+    require_role(actor, Role.CROUPIER, act="counting the float")
+    try:
+        table = Table.objects.select_for_update().get(pk=table_id)
+    except Table.DoesNotExist:
+        raise NotFound(f"table {table_id} does not exist", where="table") from None
+    moment = FloatCount.Moment(moment)
+    shift = open_shift_at(table.pk)
+    if moment == FloatCount.Moment.OPENING and shift is not None:
+        raise Conflict(f"{table} is in séance: count its closing", where="moment")
+    if moment == FloatCount.Moment.CLOSING:
+        if shift is None:
+            raise Conflict(f"{table} has no séance open to close", where="moment")
+        require_on_duty(shift, actor, Duty.Post.CROUPIER, act="counting the closing float")
+    clean, total = _chips(chips)
+    count = FloatCount.objects.create(
+        table=table,
+        shift=shift if moment == FloatCount.Moment.CLOSING else None,
         moment=moment,
         chips=clean,
         total=total,
-        counted_by=counted_by,
-        countersigned_by=countersigned_by,
+        counted_by=actor,
         at=clock.now(),
     )
+    audit_record(
+        actor=actor,
+        action="count.recorded",
+        subject=count,
+        payload={"table": table.number, "moment": moment.value, "chips": clean, "total": total},
+    )
+    return count
+
+
+@transaction.atomic
+def count_countersign(*, actor: Any, count_id: int) -> CountSignature:
+    """The director or a comité member countersigns a count, in their own act: never the person
+    who counted, never twice."""
+    require_role(actor, Role.DIRECTEUR, Role.COMITE, act="countersigning a count")
+    try:
+        count = FloatCount.objects.select_for_update().get(pk=count_id)
+    except FloatCount.DoesNotExist:
+        raise NotFound(f"count {count_id} does not exist", where="count") from None
+    if count.counted_by_id == actor.pk:
+        raise SegregationViolation("the count needs two different signatures", where="actor")
+    if CountSignature.objects.filter(count=count).exists():
+        raise Conflict(f"count {count.pk} is countersigned already", where="count")
+    signature = CountSignature.objects.create(count=count, by=actor, at=clock.now())
+    audit_record(
+        actor=actor,
+        action="count.countersigned",
+        subject=count,
+        payload={"total": count.total, "counted_by": count.counted_by.username},
+    )
+    return signature
+
+
+def _signed_count(count_id: int, table: Table, moment: FloatCount.Moment) -> FloatCount:
+    """A countersigned count of that table and moment, not used by another séance."""
+    try:
+        count = FloatCount.objects.select_related("counted_by", "countersignature__by").get(
+            pk=count_id
+        )
+    except FloatCount.DoesNotExist:
+        raise NotFound(f"count {count_id} does not exist", where="count") from None
+    if count.table_id != table.pk or count.moment != moment:
+        raise InvalidCount(f"count {count.pk} is not the {moment} count of {table}", where="count")
+    if not hasattr(count, "countersignature"):
+        raise Conflict(f"count {count.pk} awaits its countersignature", where="count")
+    return count
 
 
 # --- who is on duty -----------------------------------------------------------------------------
@@ -477,22 +539,22 @@ def shift_open(
     *,
     actor: Any,
     table: Table,
-    chips: Mapping[str, int],
-    counted_by: Any,
-    countersigned_by: Any,
+    count_id: int,
     tailleur: Any,
     croupiers: Iterable[Any],
 ) -> Shift:
-    """Open a séance with the table's float counted and its staff on duty (a tailleur and at
-    least one croupier); the float comes from the cage."""
+    """Open a séance with its countersigned opening count and its staff on duty (the chef de
+    partie who opens it, a tailleur and at least one croupier); the float comes from the cage."""
     require_role(actor, Role.CHEF_DE_PARTIE, act="opening a séance")
     croupiers = list(croupiers)
     if not croupiers:
         raise NotOnDuty("a séance opens with at least one croupier on duty", where="croupiers")
-    Table.objects.select_for_update().get(pk=table.pk)
+    table = Table.objects.select_for_update().select_related("reglement").get(pk=table.pk)
     if Shift.objects.filter(table=table, closed_at__isnull=True).exists():
         raise Conflict(f"{table} already has an open séance", where="table")
-    table = Table.objects.select_related("reglement").get(pk=table.pk)
+    count = _signed_count(count_id, table, FloatCount.Moment.OPENING)
+    if Shift.objects.filter(opening_count=count).exists():
+        raise Conflict(f"count {count.pk} opened a séance already", where="count")
     shift = Shift.objects.create(
         table=table,
         opened_at=clock.now(),
@@ -500,8 +562,8 @@ def shift_open(
         reglement=table.reglement,
         min_stake=table.min_stake,
         max_stake=table.max_stake,
+        opening_count=count,
     )
-    count = _count(shift, FloatCount.Moment.OPENING, chips, counted_by, countersigned_by)
     _duty_start(shift, actor, Duty.Post.CHEF_DE_PARTIE, actor)
     _duty_start(shift, tailleur, Duty.Post.TAILLEUR, actor)
     for croupier in croupiers:
@@ -529,59 +591,129 @@ def shift_open(
             "table": table.number,
             "float": count.total,
             "chips": count.chips,
-            "counted_by": counted_by.username,
-            "countersigned_by": countersigned_by.username,
+            "count": count.pk,
+            "counted_by": count.counted_by.username,
+            "countersigned_by": count.countersignature.by.username,
         },
     )
     return shift
 
 
-def _cash_transfer(
-    actor: Any, shift_id: int, amount: int, table_party: Any, kind: Movement.Kind
-) -> Movement:
-    require_role(actor, Role.CAISSIER, act=f"recording a {kind}")
-    require_role(table_party, Role.CHEF_DE_PARTIE, act=f"receiving a {kind} at the table")
+CAGE_SIDE = (Role.CAISSIER,)
+
+
+def _transfer_party(shift: Shift, person: Any, act: str) -> str:
+    """Which side of a fill or credit the person signs for: the cage (a cashier) or the table
+    (the chef de partie on duty there)."""
+    if Role.CAISSIER in roles_of(person):
+        return "cage"
+    require_role(person, Role.CAISSIER, Role.CHEF_DE_PARTIE, act=act)
+    require_on_duty(shift, person, Duty.Post.CHEF_DE_PARTIE, act=act)
+    return "table"
+
+
+@transaction.atomic
+def transfer_record(
+    *, actor: Any, shift_id: int, kind: CashTransfer.Kind | str, amount: int
+) -> CashTransfer:
+    """One side records a fill (cage → table) or a credit (table → cage): the cashier, or the
+    chef de partie on duty. Nothing moves until the other side countersigns."""
+    kind = CashTransfer.Kind(kind)
     shift = open_shift_locked(shift_id)
-    cage = house_account(Account.Kind.CAGE)
-    bank = table_account(shift.table, Account.Kind.BANK)
-    credit, debit = (cage, bank) if kind == Movement.Kind.FILL else (bank, cage)
-    (movement,) = ledger_post(
-        actor=actor,
-        shift=shift,
-        entries=[
-            Entry(
-                kind,
-                credit,
-                debit,
-                amount,
-                f"{kind} by {actor.username} with {table_party.username}",
-            )
-        ],
+    side = _transfer_party(shift, actor, f"recording a {kind}")
+    if not isinstance(amount, int) or isinstance(amount, bool) or not 0 < amount <= MAX_AMOUNT:
+        raise InvalidMovement(f"{amount!r} is not an amount (1..{MAX_AMOUNT})", where="amount")
+    transfer = CashTransfer.objects.create(
+        shift=shift, kind=kind, amount=amount, recorded_by=actor, at=clock.now()
     )
     audit_record(
         actor=actor,
-        action=f"shift.{kind}",
+        action=f"shift.{kind}_recorded",
+        subject=shift,
+        payload={"transfer": transfer.pk, "amount": amount, "side": side},
+    )
+    return transfer
+
+
+@transaction.atomic
+def transfer_countersign(
+    *, actor: Any, transfer_id: int, signed: bool = True, remark: str = ""
+) -> TransferSignature:
+    """The other side signs the fill or credit (the money moves now) or declines it."""
+    try:
+        transfer = (
+            CashTransfer.objects.select_for_update(of=("self",))
+            .select_related("shift__table", "recorded_by")
+            .get(pk=transfer_id)
+        )
+    except CashTransfer.DoesNotExist:
+        raise NotFound(f"transfer {transfer_id} does not exist", where="transfer") from None
+    shift = open_shift_locked(transfer.shift_id)
+    side = _transfer_party(shift, actor, f"countersigning a {transfer.kind}")
+    if side == _transfer_party(shift, transfer.recorded_by, "recording"):
+        raise SegregationViolation(
+            f"a {transfer.kind} is signed by the cage and by the table: "
+            f"{transfer.recorded_by.username} signed for the {side} already",
+            where="actor",
+        )
+    if TransferSignature.objects.filter(transfer=transfer).exists():
+        raise Conflict(f"{transfer.kind} {transfer.pk} is signed already", where="transfer")
+    remark = (remark or "").strip()[:200]
+    if not signed and not remark:
+        raise InvalidMovement("say why the transfer is declined", where="remark")
+    signature = TransferSignature.objects.create(
+        transfer=transfer, by=actor, at=clock.now(), signed=signed, remark=remark
+    )
+    movement_id = None
+    if signed:
+        cage = house_account(Account.Kind.CAGE)
+        bank = table_account(shift.table, Account.Kind.BANK)
+        fill = transfer.kind == CashTransfer.Kind.FILL
+        credit, debit = (cage, bank) if fill else (bank, cage)
+        (movement,) = ledger_post(
+            actor=actor,
+            shift=shift,
+            entries=[
+                Entry(
+                    Movement.Kind.FILL if fill else Movement.Kind.CREDIT,
+                    credit,
+                    debit,
+                    transfer.amount,
+                    f"transfer:{transfer.pk}",
+                    f"transfer:{transfer.pk}",
+                )
+            ],
+        )
+        movement_id = movement.pk
+    audit_record(
+        actor=actor,
+        action=f"shift.{transfer.kind}" if signed else f"shift.{transfer.kind}_declined",
         subject=shift,
         payload={
-            "amount": amount,
-            "cashier": actor.username,
-            "table_party": table_party.username,
-            "movement": movement.pk,
+            "transfer": transfer.pk,
+            "amount": transfer.amount,
+            "recorded_by": transfer.recorded_by.username,
+            "countersigned_by": actor.username,
+            "movement": movement_id,
+            "remark": remark,
         },
     )
-    return movement
+    return signature
 
 
-@transaction.atomic
-def shift_fill(*, actor: Any, shift_id: int, amount: int, table_party: Any) -> Movement:
-    """Chips brought from the cage to the table: the cashier and the chef de partie both sign."""
-    return _cash_transfer(actor, shift_id, amount, table_party, Movement.Kind.FILL)
-
-
-@transaction.atomic
-def shift_credit(*, actor: Any, shift_id: int, amount: int, table_party: Any) -> Movement:
-    """Chips taken from the table back to the cage, signed by both."""
-    return _cash_transfer(actor, shift_id, amount, table_party, Movement.Kind.CREDIT)
+def signers(shift: Shift) -> set[int]:
+    """Everyone who signed the séance's cash: both counts, both sides of every fill and credit."""
+    people: set[int] = set()
+    counts = [shift.opening_count_id, *shift.closing_counts.values_list("id", flat=True)]
+    for count in FloatCount.objects.filter(pk__in=counts).select_related("countersignature"):
+        people.add(count.counted_by_id)
+        if hasattr(count, "countersignature"):
+            people.add(count.countersignature.by_id)
+    for transfer in shift.transfers.select_related("countersignature"):
+        people.add(transfer.recorded_by_id)
+        if hasattr(transfer, "countersignature"):
+            people.add(transfer.countersignature.by_id)
+    return people
 
 
 @dataclass(frozen=True)
@@ -620,7 +752,13 @@ def rundown(shift: Shift) -> Rundown:
         play.filter(credit=bank).aggregate(s=Sum("amount"))["s"] or 0
     )
     closing = (
-        FloatCount.objects.filter(shift=shift, moment=FloatCount.Moment.CLOSING)
+        FloatCount.objects.filter(
+            shift=shift,
+            moment=FloatCount.Moment.CLOSING,
+            countersignature__isnull=False,
+            shift__closed_at__isnull=False,
+        )
+        .order_by("-id")
         .values_list("total", flat=True)
         .first()
     )
@@ -628,11 +766,9 @@ def rundown(shift: Shift) -> Rundown:
 
 
 @transaction.atomic
-def shift_close(
-    *, actor: Any, shift: Shift, chips: Mapping[str, int], counted_by: Any, countersigned_by: Any
-) -> Rundown:
-    """Close the séance with the closing count certified; a difference with the rundown raises
-    a ``cash_variance`` anomaly with the exact amount."""
+def shift_close(*, actor: Any, shift: Shift, count_id: int) -> Rundown:
+    """Close the séance with its countersigned closing count; a difference with the rundown
+    raises a ``cash_variance`` anomaly with the exact amount, involving everyone who signed."""
     require_role(actor, Role.CHEF_DE_PARTIE, act="closing a séance")
     shift = Shift.objects.select_for_update(of=("self",)).select_related("table").get(pk=shift.pk)
     if shift.closed_at is not None:
@@ -642,7 +778,15 @@ def shift_close(
         raise Conflict(
             f"séance {shift.pk} has a coup in progress: settle or cancel it first", where="shift"
         )
-    count = _count(shift, FloatCount.Moment.CLOSING, chips, counted_by, countersigned_by)
+    if shift.transfers.filter(countersignature__isnull=True).exists():
+        raise Conflict(
+            f"séance {shift.pk} has a fill or credit awaiting its second signature", where="shift"
+        )
+    count = _signed_count(count_id, shift.table, FloatCount.Moment.CLOSING)
+    if count.shift_id != shift.pk:
+        raise InvalidCount(f"count {count.pk} is not this séance's", where="count")
+    if shift.closing_counts.filter(id__gt=count.pk).exists():
+        raise InvalidCount(f"count {count.pk} is not the séance's last count", where="count")
     for duty in Duty.objects.filter(shift=shift, end__isnull=True).select_related("person"):
         _duty_end(duty, actor, "séance closed")
     shift.closed_at = clock.now()
@@ -659,6 +803,7 @@ def shift_close(
             "result": figures.result,
             "expected": figures.expected,
             "closing": count.total,
+            "count": count.pk,
             "variance": figures.variance,
         },
     )
@@ -679,7 +824,7 @@ def shift_close(
                 "variance": figures.variance,
                 "chips": count.chips,
             },
-            involved=[counted_by.pk, actor.pk],
+            involved=signers(shift) | {actor.pk},
             dedup_key=f"cash_variance:{shift.pk}",
         )
     # The séance's signed report: asked for now, rendered by a worker after commit.

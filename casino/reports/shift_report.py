@@ -348,7 +348,7 @@ def _rundown(doc: Document, shift: Shift) -> None:
     rows: list[list[Any]] = [
         ["", "total", "jetons / chips", "compté par / counted by", "contresigné / countersigned"]
     ]
-    for count in shift.counts.select_related("counted_by", "countersigned_by").order_by("at"):
+    for count in shift.float_counts():
         chips = ", ".join(
             f"{n} x {money(int(d))}"
             for d, n in sorted(count.chips.items(), key=lambda c: -int(c[0]))
@@ -359,7 +359,7 @@ def _rundown(doc: Document, shift: Shift) -> None:
                 money(count.total),
                 para(text(chips), SMALL),
                 person(count.counted_by),
-                person(count.countersigned_by),
+                person(count.countersignature.by) if hasattr(count, "countersignature") else "-",
             ]
         )
     doc.add(Spacer(1, 3), grid(rows, [85, 55, WIDTH - 350, 105, 105]))

@@ -39,18 +39,19 @@ def _setup() -> list[dict[str, Any]]:
 
     from casino import clock
     from casino.floor.models import PostedReglement
-    from casino.floor.services import reglement_load_presets, shift_open, table_create
+    from casino.floor.services import reglement_load_presets, table_create
     from casino.games.simulator import cut, shuffled
     from casino.people.roles import Role
     from casino.people.services import staff_create
     from shoes import services as packs
+    from tests.bench.harness import open_seance
 
     root = User.objects.create_superuser("api-root", "", None)
 
     def person(name: str, role: Role) -> Any:
         return staff_create(actor=root, username=f"api-{name}", full_name=name, roles=[role])
 
-    directeur, chef = person("directeur", Role.DIRECTEUR), person("chef", Role.CHEF_DE_PARTIE)
+    directeur = person("directeur", Role.DIRECTEUR)
     caissier, commissaire = (
         person("caissier", Role.CAISSIER),
         person("commissaire", Role.COMMISSAIRE),
@@ -62,6 +63,7 @@ def _setup() -> list[dict[str, Any]]:
     for number in range(101, 101 + TERMINALS):
         tailleur = person(f"tailleur{number}", Role.TAILLEUR)
         croupier = person(f"croupier{number}", Role.CROUPIER)
+        chef = person(f"chef{number}", Role.CHEF_DE_PARTIE)  # one table each
         table = table_create(
             actor=directeur,
             number=number,
@@ -70,12 +72,12 @@ def _setup() -> list[dict[str, Any]]:
             min_stake=500,
             max_stake=600_000,
         )
-        shift = shift_open(
-            actor=chef,
+        shift = open_seance(
+            chef=chef,
+            croupier=croupier,
+            directeur=directeur,
             table=table,
             chips={"10000": 50},
-            counted_by=croupier,
-            countersigned_by=directeur,
             tailleur=tailleur,
             croupiers=[croupier],
         )

@@ -45,12 +45,17 @@ def _setup(tables: int = TABLES, prefix: str = "bench") -> tuple[dict[str, Any],
 def open_table(staff: dict[str, Any], number: int) -> Any:
     """Table ``number`` with its own tailleur and croupier on duty and a sixain in play."""
     from casino.floor.models import PostedReglement
-    from casino.floor.services import shift_open, table_create
+    from casino.floor.services import table_create
     from casino.people.roles import Role
     from casino.people.services import staff_create
     from shoes import services as packs
+    from tests.bench.harness import open_seance
 
-    for name, role in (("tailleur", Role.TAILLEUR), ("croupier", Role.CROUPIER)):
+    for name, role in (
+        ("tailleur", Role.TAILLEUR),
+        ("croupier", Role.CROUPIER),
+        ("chef", Role.CHEF_DE_PARTIE),  # a chef de partie is on duty at one table at a time
+    ):
         staff[f"{name}{number}"] = staff_create(
             actor=staff["root"],
             username=f"{staff['prefix']}-{name}{number}",
@@ -65,12 +70,12 @@ def open_table(staff: dict[str, Any], number: int) -> Any:
         min_stake=500,
         max_stake=600_000,
     )
-    shift = shift_open(
-        actor=staff["chef"],
+    shift = open_seance(
+        chef=staff[f"chef{number}"],
+        croupier=staff[f"croupier{number}"],
+        directeur=staff["directeur"],
         table=table,
         chips={"10000": 50},
-        counted_by=staff["croupier"],
-        countersigned_by=staff["directeur"],
         tailleur=staff[f"tailleur{number}"],
         croupiers=[staff[f"croupier{number}"]],
     )
@@ -90,8 +95,8 @@ def open_table(staff: dict[str, Any], number: int) -> Any:
         seal_number_read=pack.seal_number,
         verdict="intact",
     )
-    packs.pack_open(actor=staff["chef"], pack_id=pack.pk, shift_id=shift.pk)
-    packs.pack_shuffle(actor=staff["croupier"], pack_id=pack.pk)
+    packs.pack_open(actor=staff[f"chef{number}"], pack_id=pack.pk, shift_id=shift.pk)
+    packs.pack_shuffle(actor=staff[f"croupier{number}"], pack_id=pack.pk)
     packs.pack_shuffle(actor=staff[f"tailleur{number}"], pack_id=pack.pk)
     packs.pack_cut(actor=staff[f"tailleur{number}"], pack_id=pack.pk, cut_by="bench")
     return shift

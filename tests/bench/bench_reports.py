@@ -39,8 +39,9 @@ def _seance(staff: dict[str, Any], number: int, coups: int) -> int:
 
     from casino.floor.management.commands.simulate import chips_for
     from casino.floor.models import Coup
-    from casino.floor.services import rundown, shift_close
+    from casino.floor.services import rundown
     from tests.bench import bench_floor
+    from tests.bench.harness import close_seance
 
     shift = bench_floor.open_table(staff, number)
     bench_floor._play_coup(staff, shift, 0)
@@ -48,12 +49,12 @@ def _seance(staff: dict[str, Any], number: int, coups: int) -> int:
     with transaction.atomic():
         for n in range(1, coups):
             copier.copy(n + 1)
-    shift_close(
-        actor=staff["chef"],
+    close_seance(
+        chef=staff[f"chef{number}"],
+        croupier=staff[f"croupier{number}"],
+        directeur=staff["directeur"],
         shift=shift,
         chips=chips_for(rundown(shift).expected),
-        counted_by=staff["croupier"],
-        countersigned_by=staff["directeur"],
     )
     return shift.pk
 

@@ -43,3 +43,23 @@ def report(title: str, rows: list[tuple[str, str]]) -> None:
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"  {label:<{width}}  {value}")
+
+
+def open_seance(*, chef, croupier, directeur, table, chips, tailleur, croupiers):  # type: ignore[no-untyped-def]
+    """A séance opened as the floor opens one: the croupier counts, the director countersigns,
+    the chef de partie opens with that count (three acts, three people)."""
+    from casino.floor.services import count_countersign, count_record, shift_open
+
+    count = count_record(actor=croupier, table_id=table.pk, moment="opening", chips=chips)
+    count_countersign(actor=directeur, count_id=count.pk)
+    return shift_open(
+        actor=chef, table=table, count_id=count.pk, tailleur=tailleur, croupiers=croupiers
+    )
+
+
+def close_seance(*, chef, croupier, directeur, shift, chips):  # type: ignore[no-untyped-def]
+    from casino.floor.services import count_countersign, count_record, shift_close
+
+    count = count_record(actor=croupier, table_id=shift.table_id, moment="closing", chips=chips)
+    count_countersign(actor=directeur, count_id=count.pk)
+    return shift_close(actor=chef, shift=shift, count_id=count.pk)

@@ -30,7 +30,7 @@ from shoes.errors import CardRefused, IllegalPackState
 from shoes.models import CardLaid, PackEvent
 from shoes.services import cards_pass, pack_cut, pack_retire, pack_shuffle
 from tests.actors import PASSWORD
-from tests.conftest import FLOAT, lay_in_coups
+from tests.conftest import FLOAT, lay_in_coups, signed_count
 
 
 @pytest.fixture
@@ -98,14 +98,10 @@ def test_no_passing_retiring_or_closing_while_a_coup_is_open(cast, shift, sixain
         cards_pass(actor=cast.tailleur, pack_id=sixain_in_play.pk)
     with pytest.raises(IllegalPackState, match="coup is in progress"):
         pack_retire(actor=cast.chef, pack_id=sixain_in_play.pk, counted={})
+    count = signed_count(cast, shift.table, "closing", FLOAT)
+    before = recorded()
     with pytest.raises(Conflict, match="coup in progress"):
-        shift_close(
-            actor=cast.chef,
-            shift=shift,
-            chips=FLOAT,
-            counted_by=cast.croupier,
-            countersigned_by=cast.directeur,
-        )
+        shift_close(actor=cast.chef, shift=shift, count_id=count.pk)
     shift.refresh_from_db()
     assert shift.closed_at is None
     assert recorded() == before

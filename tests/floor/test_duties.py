@@ -12,14 +12,13 @@ from casino.floor.services import (
     NotOnDuty,
     duty_assign,
     duty_end,
-    shift_close,
     shift_open,
     table_create,
 )
 from casino.people.roles import Role
 from casino.people.services import staff_create
 from tests.actors import PASSWORD
-from tests.conftest import FLOAT
+from tests.conftest import FLOAT, close_seance, open_seance
 
 
 @pytest.fixture
@@ -78,15 +77,7 @@ def test_nobody_is_on_duty_at_two_tables(cast, shift, posted):
         max_stake=600_000,
     )
     with pytest.raises(Conflict, match="already on duty at Table 1"):
-        shift_open(
-            actor=cast.chef,
-            table=other,
-            chips=FLOAT,
-            counted_by=cast.croupier,
-            countersigned_by=cast.directeur,
-            tailleur=cast.tailleur,
-            croupiers=[cast.croupier],
-        )
+        open_seance(cast, other)
 
 
 def test_who_may_staff_a_seance(cast, shift, relief):
@@ -95,25 +86,11 @@ def test_who_may_staff_a_seance(cast, shift, relief):
     with pytest.raises(NotOnDuty, match="does not hold the role croupier"):
         duty_assign(actor=cast.chef, shift_id=shift.pk, person=relief, post="croupier")
     with pytest.raises(NotOnDuty, match="at least one croupier"):
-        shift_open(
-            actor=cast.chef,
-            table=shift.table,
-            chips=FLOAT,
-            counted_by=cast.croupier,
-            countersigned_by=cast.directeur,
-            tailleur=relief,
-            croupiers=[],
-        )
+        shift_open(actor=cast.chef, table=shift.table, count_id=1, tailleur=relief, croupiers=[])
 
 
 def test_closing_the_seance_ends_every_duty(cast, shift):
-    shift_close(
-        actor=cast.chef,
-        shift=shift,
-        chips=FLOAT,
-        counted_by=cast.croupier,
-        countersigned_by=cast.directeur,
-    )
+    close_seance(cast, shift, FLOAT)
     assert on_duty(shift) == []
     assert {d.end.reason for d in shift.duties.all()} == {"séance closed"}
     with pytest.raises(Conflict, match="is closed"):

@@ -7,84 +7,135 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Sum
 
 from audit.models import Anomaly
-from casino.errors import RoleRequired
-from casino.floor.models import Account, FloatCount, Movement
+from casino.errors import Conflict, RoleRequired, SegregationViolation
+from casino.floor.models import Account, CountSignature, FloatCount, Movement, Shift
 from casino.floor.services import (
     Entry,
     InvalidCount,
     InvalidMovement,
+    NotOnDuty,
     balance,
+    count_countersign,
+    count_record,
     house_account,
     ledger_post,
     rundown,
     shift_close,
-    shift_credit,
-    shift_fill,
     shift_open,
     table_account,
+    transfer_countersign,
+    transfer_record,
 )
-from tests.conftest import FLOAT
+from casino.people.roles import Role
+from casino.people.services import staff_create
+from tests.actors import PASSWORD
+from tests.conftest import FLOAT, close_seance
 
 FLOAT_TOTAL = 40 * 10000 + 40 * 2500 + 100 * 500  # 550,000
 
 
 def test_opening_counts_the_float_with_two_signatures_and_brings_it_from_the_cage(shift, table):
-    count = FloatCount.objects.get(shift=shift, moment="opening")
+    count = shift.opening_count
     assert count.total == FLOAT_TOTAL
     assert balance(table_account(table, Account.Kind.BANK)) == FLOAT_TOTAL
     assert balance(house_account(Account.Kind.CAGE)) == -FLOAT_TOTAL
 
 
-@pytest.mark.parametrize(
-    ("counted_by", "countersigned_by", "error"),
-    [
-        ("tailleur", "directeur", InvalidCount),  # a croupier counts
-        ("croupier", "chef", InvalidCount),  # the director or a comité member countersigns
-        ("croupier", "croupier", InvalidCount),
-    ],
-)
-def test_the_float_count_needs_the_right_two_people(
-    cast, table, counted_by, countersigned_by, error
-):
-    with pytest.raises(error):
+def recorded():
+    return (FloatCount.objects.count(), CountSignature.objects.count(), Movement.objects.count())
+
+
+def test_only_a_croupier_counts_and_only_the_director_or_comite_countersign(cast, table):
+    before = recorded()
+    for who in ("tailleur", "chef", "directeur", "caissier", "root"):
+        with pytest.raises(RoleRequired):
+            count_record(actor=getattr(cast, who), table_id=table.pk, moment="opening", chips=FLOAT)
+    assert recorded() == before
+    count = count_record(actor=cast.croupier, table_id=table.pk, moment="opening", chips=FLOAT)
+    for who in ("croupier", "chef", "caissier", "commissaire", "root"):
+        with pytest.raises(RoleRequired):
+            count_countersign(actor=getattr(cast, who), count_id=count.pk)
+    assert not CountSignature.objects.exists()
+
+
+def test_a_seance_does_not_open_on_a_count_nobody_countersigned(cast, table):
+    count = count_record(actor=cast.croupier, table_id=table.pk, moment="opening", chips=FLOAT)
+    with pytest.raises(Conflict, match="awaits its countersignature"):
         shift_open(
             actor=cast.chef,
             table=table,
-            chips=FLOAT,
-            counted_by=getattr(cast, counted_by),
-            countersigned_by=getattr(cast, countersigned_by),
+            count_id=count.pk,
             tailleur=cast.tailleur,
             croupiers=[cast.croupier],
         )
+    assert not Shift.objects.exists()
 
 
-def test_the_database_wants_two_different_signatures(cast, shift):
-    with pytest.raises(IntegrityError), transaction.atomic():
-        FloatCount.objects.create(
-            shift=shift,
-            moment="closing",
-            chips={},
-            total=0,
-            counted_by=cast.croupier,
-            countersigned_by=cast.croupier,
-            at=shift.opened_at,
-        )
+def test_the_counter_cannot_countersign_his_own_count(cast, table):
+    """A croupier who is also... no: roles keep a croupier from countersigning. The attack left is
+    one person signing twice, which the service and the count's history both refuse."""
+    both = staff_create(
+        actor=cast.directeur,
+        username="both",
+        full_name="Director and comité",
+        roles=[Role.DIRECTEUR, Role.COMITE],
+        password=PASSWORD,
+    )
+    count = count_record(actor=cast.croupier, table_id=table.pk, moment="opening", chips=FLOAT)
+    count_countersign(actor=both, count_id=count.pk)
+    with pytest.raises(Conflict, match="countersigned already"):
+        count_countersign(actor=cast.comite, count_id=count.pk)
+    assert CountSignature.objects.get(count=count).by == both
 
 
-def test_fills_and_credits_need_the_cashier_and_the_chef(cast, shift):
-    with pytest.raises(RoleRequired):
-        shift_fill(actor=cast.chef, shift_id=shift.pk, amount=100_000, table_party=cast.chef)
-    with pytest.raises(RoleRequired):
-        shift_fill(
-            actor=cast.caissier, shift_id=shift.pk, amount=100_000, table_party=cast.tailleur
-        )
-    shift_fill(actor=cast.caissier, shift_id=shift.pk, amount=100_000, table_party=cast.chef)
-    assert Movement.objects.get(kind="fill").reference == "fill by caissier with chef"
+def test_fills_and_credits_are_signed_by_the_cage_and_the_table_each_in_their_own_act(cast, shift):
+    before = recorded()
+    for who in ("tailleur", "croupier", "directeur", "root"):
+        with pytest.raises(RoleRequired):
+            transfer_record(actor=getattr(cast, who), shift_id=shift.pk, kind="fill", amount=100)
+    fill = transfer_record(actor=cast.caissier, shift_id=shift.pk, kind="fill", amount=100_000)
+    assert recorded() == before  # recorded, not moved
+    # The chef de partie cannot pay himself: signing both sides is refused...
+    chef_fill = transfer_record(actor=cast.chef, shift_id=shift.pk, kind="fill", amount=900_000)
+    with pytest.raises(SegregationViolation):
+        transfer_countersign(actor=cast.chef, transfer_id=chef_fill.pk)
+    # ...and so is the cashier signing twice.
+    with pytest.raises(SegregationViolation):
+        transfer_countersign(actor=cast.caissier, transfer_id=fill.pk)
+    assert recorded() == before
+    transfer_countersign(actor=cast.chef, transfer_id=fill.pk)
+    movement = Movement.objects.get(kind="fill")
+    assert (movement.amount, movement.actor, movement.reference) == (
+        100_000,
+        cast.chef,
+        f"transfer:{fill.pk}",
+    )
+    transfer_countersign(actor=cast.caissier, transfer_id=chef_fill.pk, signed=False, remark="no")
+    assert Movement.objects.filter(kind="fill").count() == 1
+
+
+def test_a_chef_not_on_duty_there_signs_no_fill(cast, shift):
+    other = staff_create(
+        actor=cast.directeur,
+        username="chef2",
+        full_name="Chef Two",
+        roles=[Role.CHEF_DE_PARTIE],
+        password=PASSWORD,
+    )
+    fill = transfer_record(actor=cast.caissier, shift_id=shift.pk, kind="fill", amount=100_000)
+    with pytest.raises(NotOnDuty):
+        transfer_countersign(actor=other, transfer_id=fill.pk)
+    assert not Movement.objects.filter(kind="fill").exists()
+
+
+def _fill(cast, shift, kind, amount):
+    transfer = transfer_record(actor=cast.caissier, shift_id=shift.pk, kind=kind, amount=amount)
+    transfer_countersign(actor=cast.chef, transfer_id=transfer.pk)
 
 
 def test_a_miscounted_close_raises_cash_variance_with_the_exact_difference(cast, shift):
-    shift_fill(actor=cast.caissier, shift_id=shift.pk, amount=200_000, table_party=cast.chef)
-    shift_credit(actor=cast.caissier, shift_id=shift.pk, amount=50_000, table_party=cast.chef)
+    _fill(cast, shift, "fill", 200_000)
+    _fill(cast, shift, "credit", 50_000)
     # Play won the bank 12,500 (a loss collected from a seat), recorded as movements.
     seat = Account.objects.create(code="seat:1:3", kind=Account.Kind.SEAT)
     ledger_post(
@@ -101,36 +152,58 @@ def test_a_miscounted_close_raises_cash_variance_with_the_exact_difference(cast,
     )
     expected = FLOAT_TOTAL + 200_000 - 50_000 + 12_500  # 712,500
     counted = {"10000": 50, "2500": 40, "500": 222}  # 500,000 + 100,000 + 111,000 = 711,000
-    figures = shift_close(
-        actor=cast.chef,
-        shift=shift,
-        chips=counted,
-        counted_by=cast.croupier,
-        countersigned_by=cast.comite,
-    )
+    figures = close_seance(cast, shift, counted)
     assert (figures.expected, figures.closing, figures.variance) == (expected, 711_000, -1_500)
     anomaly = Anomaly.objects.get(detector="cash_variance")
     assert anomaly.evidence["variance"] == -1_500
     assert anomaly.evidence["fills"] == 200_000
     assert anomaly.evidence["credits"] == 50_000
     assert anomaly.evidence["result"] == 12_500
+    # Everyone who signed is involved: none of them may dismiss it.
+    assert set(anomaly.involved) == {
+        cast.croupier.pk,
+        cast.directeur.pk,
+        cast.caissier.pk,
+        cast.chef.pk,
+    }
+
+
+def test_a_seance_closes_only_on_its_own_countersigned_closing_count(cast, shift):
+    count = count_record(
+        actor=cast.croupier, table_id=shift.table_id, moment="closing", chips=FLOAT
+    )
+    with pytest.raises(Conflict, match="awaits its countersignature"):
+        shift_close(actor=cast.chef, shift=shift, count_id=count.pk)
+    pending = transfer_record(actor=cast.caissier, shift_id=shift.pk, kind="fill", amount=10)
+    count_countersign(actor=cast.directeur, count_id=count.pk)
+    with pytest.raises(Conflict, match="awaiting its second signature"):
+        shift_close(actor=cast.chef, shift=shift, count_id=count.pk)
+    transfer_countersign(actor=cast.chef, transfer_id=pending.pk, signed=False, remark="no chips")
+    shift_close(actor=cast.chef, shift=shift, count_id=count.pk)
+    shift.refresh_from_db()
+    assert shift.closed_at is not None
 
 
 def test_a_correct_close_raises_nothing(cast, shift):
-    figures = shift_close(
-        actor=cast.chef,
-        shift=shift,
-        chips=FLOAT,
-        counted_by=cast.croupier,
-        countersigned_by=cast.directeur,
-    )
+    figures = close_seance(cast, shift, FLOAT)
     assert figures.variance == 0
     assert not Anomaly.objects.filter(detector="cash_variance").exists()
     assert rundown(shift).closing == FLOAT_TOTAL
 
 
+def test_an_absurd_count_or_amount_is_refused_cleanly(cast, shift):
+    for chips in ({"10000": 10**20}, {"-5": 1}, {"x": 1}, {}):
+        with pytest.raises(InvalidCount):
+            count_record(
+                actor=cast.croupier, table_id=shift.table_id, moment="closing", chips=chips
+            )
+    for amount in (0, -1, 10**20):
+        with pytest.raises(InvalidMovement):
+            transfer_record(actor=cast.caissier, shift_id=shift.pk, kind="fill", amount=amount)
+
+
 def test_the_whole_ledger_sums_to_zero(cast, shift):
-    shift_fill(actor=cast.caissier, shift_id=shift.pk, amount=10_000, table_party=cast.chef)
+    _fill(cast, shift, "fill", 10_000)
     seat = Account.objects.create(code="seat:1:1", kind=Account.Kind.SEAT)
     ledger_post(
         actor=cast.tailleur,

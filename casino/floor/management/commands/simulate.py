@@ -21,13 +21,16 @@ from casino.floor import coups
 from casino.floor.models import Account, PostedReglement, Shift, Table
 from casino.floor.services import (
     balance,
+    count_countersign,
+    count_record,
     reglement_load_presets,
     rundown,
     shift_close,
-    shift_fill,
     shift_open,
     table_account,
     table_create,
+    transfer_countersign,
+    transfer_record,
 )
 from casino.games.simulator import cut, random_stakes, shuffled
 from shoes import services as packs
@@ -84,13 +87,8 @@ class Command(BaseCommand):
         for number in range(1, tables + 1):
             shift = self._shift(staff, number)
             played += self._play(staff, shift, rng, int(hours * COUPS_PER_HOUR), stakes)
-            shift_close(
-                actor=staff["chef"],
-                shift=shift,
-                chips=chips_for(rundown(shift).expected),
-                counted_by=staff["croupier"],
-                countersigned_by=staff["directeur"],
-            )
+            closing = self._count(staff, shift.table, "closing", chips_for(rundown(shift).expected))
+            shift_close(actor=staff["chef"], shift=shift, count_id=closing.pk)
         self.stdout.write(f"simulated {played} coups on {tables} table(s)")
 
     def _shift(self, staff: dict[str, User], number: int) -> Shift:
@@ -110,12 +108,16 @@ class Command(BaseCommand):
         return open_shift or shift_open(
             actor=staff["chef"],
             table=table,
-            chips=FLOAT,
-            counted_by=staff["croupier"],
-            countersigned_by=staff["directeur"],
+            count_id=self._count(staff, table, "opening", FLOAT).pk,
             tailleur=staff["tailleur"],
             croupiers=[staff["croupier"]],
         )
+
+    def _count(self, staff: dict[str, User], table: Table, moment: str, chips: Any) -> Any:
+        """The croupier counts, the director countersigns: two acts of two people."""
+        count = count_record(actor=staff["croupier"], table_id=table.pk, moment=moment, chips=chips)
+        count_countersign(actor=staff["directeur"], count_id=count.pk)
+        return count
 
     def _new_pack(self, staff: dict[str, User], shift: Shift, rng: random.Random) -> list[str]:
         seal = f"SIM-{shift.table.number}-{rng.randrange(10**9):09d}"
@@ -149,12 +151,10 @@ class Command(BaseCommand):
             if not talon:
                 talon = self._new_pack(staff, shift, rng)
             if balance(bank) < FLOAT_TOTAL // 2:  # the chef de partie asks the cage for chips
-                shift_fill(
-                    actor=staff["caissier"],
-                    shift_id=shift.pk,
-                    amount=FLOAT_TOTAL,
-                    table_party=staff["chef"],
+                fill = transfer_record(
+                    actor=staff["caissier"], shift_id=shift.pk, kind="fill", amount=FLOAT_TOTAL
                 )
+                transfer_countersign(actor=staff["chef"], transfer_id=fill.pk)
             coup = coups.coup_open(actor=staff["tailleur"], shift_id=shift.pk)
             for s in random_stakes(rng, n, rng.randint(0, per_coup), rules, prefix="p"):
                 on_refait = (
