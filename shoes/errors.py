@@ -30,6 +30,10 @@ class CardRefused(DomainError):
     code = "foreign_card"
     recorded = True
 
+    def __init__(self, message: str, *, where: str | None = None, card: str = "") -> None:
+        super().__init__(message, where=where)
+        self.card = card
+
 
 class CountInvalid(DomainError):
     """A reconciliation count that is not a count of card codes."""

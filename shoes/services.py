@@ -275,6 +275,7 @@ def seal_verify(
         summary=f"seal of pack {pack.seal_number} found {verdict.value} "
         f"(read {seal_number_read!r})",
         evidence={"seal_number": pack.seal_number, **details},
+        involved=[actor.pk],  # the commissioner who read the seal does not review it
         dedup_key=f"seal:{pack.pk}:{verification.pk}",
     )
     return verification
@@ -498,7 +499,16 @@ def _foreign(pack: Pack, actor: Any, shift: Shift, code: str, already: int) -> C
             "table": shift.table.number,
         },
     )
-    return CardRefused(message, where="card")
+    return CardRefused(message, where="card", card=code)
+
+
+@transaction.atomic
+def card_refusal_record(*, actor: Any, pack_id: int, code: str, shift: Shift) -> CardRefused:
+    """Record the refusal of a foreign card again, after the act that met it was rolled back as a
+    whole (a coup transcribed from paper): the refusal is evidence and must outlive the act."""
+    pack = _lock(pack_id)
+    code = _card_code(code, "card")
+    return _foreign(pack, actor, shift, code, composition(pack)[card(code)])
 
 
 def card_lay(

@@ -30,6 +30,9 @@ from casino.floor.models import (
     Stake,
 )
 from casino.people.roles import Role
+from shoes.errors import CardRefused
+from shoes.models import PackState
+from shoes.services import card_refusal_record, packs_at
 
 FLOOR_READERS = (*OVERSIGHT, Role.CHEF_DE_PARTIE, Role.TAILLEUR, Role.CROUPIER, Role.CAISSIER)
 
@@ -561,6 +564,18 @@ class CoupBatch(APIView):
         data = BatchInput(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
+        try:
+            return self._transcribe(request, v)
+        except CardRefused as refused:
+            # The whole coup is rolled back, but a foreign card is evidence: record it again.
+            shift = Shift.objects.get(pk=v["shift_id"])
+            pack = packs_at(shift.table_id, PackState.IN_PLAY).first()
+            card = refused.card
+            raise card_refusal_record(
+                actor=request.user, pack_id=pack.pk, code=card, shift=shift
+            ) from None
+
+    def _transcribe(self, request: Request, v: dict[str, Any]) -> Response:
         with transaction.atomic():
             coup = coups.coup_open(actor=request.user, shift_id=v["shift_id"])
             for stake in v.get("stakes", []):

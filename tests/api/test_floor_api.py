@@ -267,3 +267,16 @@ def test_regulators_list_coups_by_seance_table_and_result(api, cast, shift, sixa
     assert api(cast.inspecteur).get("/api/v1/coups/list?result=rouge").json()["count"] == 0
     assert api(cast.inspecteur).get("/api/v1/coups/list?table=x").status_code == 400
     assert api(cast.outsider).get("/api/v1/coups/list").status_code == 403
+
+
+def test_a_foreign_card_in_a_paper_record_is_refused_and_its_evidence_kept(
+    api, cast, shift, sixain_in_play
+):
+    body = {"shift_id": shift.pk, "cards": ["AS"] * 7, "stakes": []}
+    refused = act(api(cast.tailleur), "/api/v1/coups/batch", body)
+    assert refused.json()["code"] == "foreign_card", refused.json()
+    # The coup is not transcribed, but the refusal is evidence: kept, and recorded once.
+    assert not Coup.objects.exists()
+    anomaly = Anomaly.objects.get(detector="foreign_card")
+    assert anomaly.evidence["card"] == "AS"
+    assert sixain_in_play.events.filter(kind="foreign_card").count() == 1
