@@ -3,8 +3,11 @@ without our database.
 
 - ``report.pdf``: the signed report (``python manage.py verify_report`` or any PAdES validator);
 - ``coups.csv|json``, ``stakes.csv``, ``settlements.csv``, ``movements.csv``: the records;
-- ``replay/<seal>.json``: each pack's cards and stakes in the replay format (REPLAY.md), so that
-  ``python -m casino.games replay < replay/<seal>.json`` reproduces every coup;
+- ``replay/<seal>-<taille>.json``: each talon (a pack from a cut to the cards passing) in the
+  replay format (REPLAY.md): every card of the sixain, the prisoners carried in, the stakes, so
+  that ``python -m casino.games replay < replay/<seal>-<taille>.json`` reproduces every coup
+  (a coup cancelled by the chef de partie has no place in that format: a talon with one is
+  exported all the same, and its replay differs from that coup on);
 - ``audit/events.jsonl`` with ``audit/canonical.py`` and ``audit/verify_events.py``: the audit
   events of the report's range, and a standard-library script that recomputes their hashes and
   checks they link up to the head hash signed in the report.
@@ -26,7 +29,9 @@ from audit.canonical import format_time
 from audit.models import AuditEvent
 from casino.disputes.models import about_seances
 from casino.floor.coups import rules_of
-from casino.floor.models import Coup, Movement, Settlement, Shift, Stake
+from casino.floor.models import Coup, CoupResult, Movement, Settlement, Shift, Stake
+from casino.games.cards import card
+from shoes.services import composition
 from casino.reports.models import Report
 from shoes.models import CardLaid, Pack
 
@@ -56,6 +61,7 @@ def _coup_row(coup: Coup) -> dict[str, Any]:
         "table": coup.shift.table.number,
         "shift": coup.shift_id,
         "pack": coup.pack.seal_number,
+        "taille": coup.taille,
         "number": coup.number,
         "reglement": f"{coup.reglement.name} v{coup.reglement.version}",
         "opened_at": format_time(coup.opened_at),
@@ -72,21 +78,39 @@ def _coup_row(coup: Coup) -> dict[str, Any]:
     }
 
 
-def replay_document(pack: Pack) -> dict[str, Any]:
-    """The pack's talon and stakes in the replay format (REPLAY.md). Stake ids are
-    ``<coup number>-<ref>``. The règlement is the posted version with the table's limits, every
-    parameter spelled out."""
-    coups = list(pack.coups.select_related("shift__table", "reglement").order_by("number"))
+def _prisoners_before(coup: Coup) -> list[dict[str, Any]]:
+    """The table's prison as the talon's first coup found it (REPLAY.md ``prison``): what the
+    last coup settled at this table before it left there, carried from sixain to sixain."""
+    last = (
+        CoupResult.objects.filter(coup__shift__table_id=coup.shift.table_id, coup_id__lt=coup.pk)
+        .order_by("-id")
+        .first()
+    )
+    return list(last.prison_after) if last else []
+
+
+def replay_document(pack: Pack, taille: int = 1) -> dict[str, Any]:
+    """One talon of the pack (a taille: from a cut to the cards passing) in the replay format of
+    REPLAY.md, so that ``python -m casino.games replay`` reproduces its recorded coups: every
+    card of the sixain after the burn, the undealt ones included (in the pack's order, their
+    order is never dealt, so it changes nothing), the prisoners carried in, and every stake.
+    Stake ids are the stakes' ids in ``stakes.csv``. The règlement is the coup's posted version
+    with the limits it was played under, every parameter spelled out."""
+    coups = list(
+        pack.coups.filter(taille=taille)
+        .select_related("shift__table", "reglement")
+        .order_by("number")
+    )
     rules = json.loads(rules_of(coups[0]).to_json())
     rules.pop("name")
     stakes = []
     for stake in (
-        Stake.objects.filter(coup__pack=pack, withdrawal__isnull=True)
+        Stake.objects.filter(coup__pack=pack, coup__taille=taille, withdrawal__isnull=True)
         .select_related("coup")
         .order_by("coup__number", "id")
     ):
         item: dict[str, Any] = {
-            "id": f"{stake.coup.number}-{stake.ref}",
+            "id": str(stake.pk),
             "coup": stake.coup.number,
             "chance": stake.chance,
             "amount": stake.amount,
@@ -96,15 +120,15 @@ def replay_document(pack: Pack) -> dict[str, Any]:
         if stake.on_refait:
             item["on_refait"] = stake.on_refait
         stakes.append(item)
-    cards = list(
-        CardLaid.objects.filter(pack=pack, burned=False)
-        .order_by("seq")
-        .values_list("card", flat=True)
-    )
+    out = CardLaid.objects.filter(pack=pack, taille=taille).order_by("seq")
+    dealt = list(out.filter(burned=False).values_list("card", flat=True))
+    left = composition(pack).remaining(card(c) for c in out.values_list("card", flat=True))
+    undealt = [str(c) for c in sorted(left.elements())]
     return {
         "game": "trente-et-quarante",
         "reglement": {"preset": "baden-1854", "overrides": rules},
-        "cards": cards,
+        "cards": dealt + undealt,
+        "prison": _prisoners_before(coups[0]),
         "stakes": stakes,
     }
 
@@ -191,10 +215,17 @@ def export_zip(report: Report) -> bytes:
                 ]
             ),
         )
-        for pack in Pack.objects.filter(coups__shift__in=shifts).distinct().order_by("id"):
+        talons = (
+            Coup.objects.filter(shift__in=shifts)
+            .values_list("pack_id", "taille")
+            .distinct()
+            .order_by("pack_id", "taille")
+        )
+        for pack_id, taille in talons:
+            pack = Pack.objects.get(pk=pack_id)
             archive.writestr(
-                f"replay/{pack.seal_number}.json",
-                json.dumps(replay_document(pack), ensure_ascii=False, indent=1),
+                f"replay/{pack.seal_number}-{taille}.json",
+                json.dumps(replay_document(pack, taille), ensure_ascii=False, indent=1),
             )
         events = AuditEvent.objects.filter(
             seq__gte=report.chain_from, seq__lte=report.chain_to
