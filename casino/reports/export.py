@@ -31,9 +31,9 @@ from casino.disputes.models import about_seances
 from casino.floor.coups import rules_of
 from casino.floor.models import Coup, CoupResult, Movement, Settlement, Shift, Stake
 from casino.games.cards import card
-from shoes.services import composition
 from casino.reports.models import Report
 from shoes.models import CardLaid, Pack
+from shoes.services import composition
 
 
 def _shifts(report: Report) -> QuerySet[Shift]:
