@@ -441,6 +441,8 @@ def settlement_entries(
         Outcome.HALF_LOST: Movement.Kind.HALF_TAKEN,
         Outcome.PRISON_LOST: Movement.Kind.PRISON_LOST,
         Outcome.REFUNDED: Movement.Kind.HALF_TAKEN,
+        # A prisoner halved by another refait (prison_repeat: halve) stays in prison.
+        Outcome.STILL_IMPRISONED: Movement.Kind.HALF_TAKEN,
     }
     kind_returned = {
         Outcome.WON: Movement.Kind.STAKE_RETURNED,

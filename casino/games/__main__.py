@@ -33,14 +33,9 @@ def _error(code: str, message: str, where: str | None, status: int) -> int:
 
 
 def _replay() -> int:
-    from casino.games.replay import replay
+    from casino.games.replay import replay_text
 
-    text = sys.stdin.read()
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return _error("invalid_json", exc.msg, f"line {exc.lineno} column {exc.colno}", 2)
-    _emit(replay(document))
+    _emit(replay_text(sys.stdin.buffer.read()))
     return 0
 
 
@@ -54,7 +49,7 @@ def _odds(args: argparse.Namespace) -> int:
         try:
             composition = json.loads(args.composition)
         except json.JSONDecodeError as exc:
-            return _error("invalid_json", exc.msg, "composition", 2)
+            return _error("bad_json", exc.msg, "composition", 2)
     _emit(odds_document(decks=args.decks, composition=composition))
     return 0
 

@@ -1,4 +1,8 @@
-"""Errors of the games engines. Each names the rule and the offending value."""
+"""Errors of the games engines. Each names the rule and the offending value.
+
+The codes are the replay's vocabulary (REPLAY.md): ``bad_card``, ``bad_pack``, ``bad_reglement``,
+``bad_stake``; the replay adds ``bad_json``, ``bad_input`` and ``unknown_field``.
+"""
 
 from __future__ import annotations
 
@@ -17,13 +21,13 @@ class GameError(Exception):
 class IllegalCard(GameError):
     """A card code that is not rank + suit (``KS``, ``TH``, ``10D``)."""
 
-    code = "illegal_card"
+    code = "bad_card"
 
 
 class ForeignCard(GameError):
     """A card the pack cannot contain any more: a seventh ace of spades in a sixain."""
 
-    code = "foreign_card"
+    code = "bad_pack"
 
 
 class IllegalDeal(GameError):
@@ -35,10 +39,10 @@ class IllegalDeal(GameError):
 class InvalidReglement(GameError):
     """A règlement parameter outside what RULES.md allows, or an unknown preset or parameter."""
 
-    code = "invalid_reglement"
+    code = "bad_reglement"
 
 
 class StakeRefused(GameError):
     """A stake the règlement does not accept: outside the limits, insurance where there is none."""
 
-    code = "stake_refused"
+    code = "bad_stake"

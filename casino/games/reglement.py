@@ -15,7 +15,8 @@ True
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields, replace
+import re
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -30,7 +31,8 @@ PharaoLastCard = Literal["dead", "bank"]
 
 # Pharao's marks (RULES.md §2): mark -> (reached from, move, riding, protected, gain), in units of
 # the original stake.
-DEFAULT_PHARAO_MARKS: dict[str, tuple[str | None, str | None, int, int, int]] = {
+MarkRow = tuple[str | None, str | None, int, int, int]
+DEFAULT_PHARAO_MARKS: dict[str, MarkRow] = {
     "simple": (None, None, 1, 0, 1),
     "appe": ("simple", "appe", 1, 1, 2),
     "paroli": ("simple", "paroli", 2, 0, 3),
@@ -43,9 +45,9 @@ DEFAULT_PHARAO_MARKS: dict[str, tuple[str | None, str | None, int, int, int]] = 
     "28": ("14", "appe", 14, 1, 28),
     "30": ("15", "appe", 15, 1, 30),
 }
-DEFAULT_ALLIANCE_VALUES = {"alliance": 2, "forced_lever": 2, "lever": 4, "solo": 4}
-DEFAULT_ALLIANCE_HONOURS = {"fahne": 4, "jack": 3, "queen": 2, "king": 1}
-DEFAULT_ALLIANCE_BONUSES = {"first_six": 2, "all_tricks": 6, "neutral_win": 4, "tie_penalty": 4}
+DEFAULT_ALLIANCE_VALUES = {"alliance": 2, "lever_forced": 2, "lever": 4, "solo": 4}
+DEFAULT_ALLIANCE_HONOURS = {"fahne": 4, "J": 3, "Q": 2, "K": 1}
+DEFAULT_ALLIANCE_BONUSES = {"first_six": 2, "all": 6, "neutral": 4, "both_lose": 4}
 
 
 @dataclass(frozen=True)
@@ -76,9 +78,7 @@ class Reglement:
     insurance_premium: int = 5
     pharao_last_card: PharaoLastCard = "dead"
     pharao_plie_share: Fraction = Fraction(1, 2)
-    pharao_marks: dict[str, tuple[str | None, str | None, int, int, int]] = field(
-        default_factory=lambda: dict(DEFAULT_PHARAO_MARKS)
-    )
+    pharao_marks: dict[str, MarkRow] = field(default_factory=lambda: dict(DEFAULT_PHARAO_MARKS))
     alliance_values: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_ALLIANCE_VALUES))
     alliance_honours: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_ALLIANCE_HONOURS))
     alliance_bonuses: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_ALLIANCE_BONUSES))
@@ -91,11 +91,11 @@ class Reglement:
         return hash(self.to_json())
 
     def to_json(self) -> str:
-        """The canonical text form: sorted keys, no white space; round-trips with ``from_json``."""
-        data = asdict(self)
-        data["face_values"] = dict(zip("JQK", self.face_values, strict=True))
-        data["pharao_plie_share"] = str(self.pharao_plie_share)
-        data["pharao_marks"] = {k: list(v) for k, v in self.pharao_marks.items()}
+        """The canonical text form: RULES.md's parameter names and formats (sorted keys, no white
+        space); ``Reglement.from_json(r.to_json()) == r`` for every parameter."""
+        data: dict[str, Any] = {"name": self.name}
+        for name in PARAMETERS:
+            data[name] = _dump(name, getattr(self, _attribute(name)))
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
@@ -104,6 +104,8 @@ class Reglement:
         if not isinstance(data, dict):
             raise InvalidReglement("a règlement is a JSON object", where="reglement")
         name = data.pop("name", "custom")
+        if not isinstance(name, str):
+            raise InvalidReglement(f"name {name!r} is not a string", where="reglement.name")
         return _build(name, Reglement(), data, where="reglement")
 
 
@@ -126,6 +128,39 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
+# Every parameter of RULES.md ("Règlement parameters"), in the table's order: the order in which
+# overrides are checked, so that the first fault named is the same for every reader.
+PARAMETERS: tuple[str, ...] = (
+    "face_value",
+    "min_stake",
+    "max_stake",
+    "burn",
+    "player_may_shuffle",
+    "end_min_cards",
+    "end_min_points",
+    "refait_mode",
+    "refait_default",
+    "max_prison_level",
+    "refait_void_on_last_coup",
+    "prison_repeat",
+    "prison_at_end",
+    "end_rule",
+    "cut_card_from_end",
+    "insurance_min_stake",
+    "max_stake_ratio",
+    "no_new_taille_before_close",
+    "insurance",
+    "insurance_unit",
+    "insurance_premium",
+    "pharao_last_card",
+    "pharao_plie_share",
+    "pharao_marks",
+    "alliance_values",
+    "alliance_honours",
+    "alliance_bonuses",
+    "cercle_fee",
+)
+
 _CHOICES: dict[str, tuple[str, ...]] = {
     "refait_mode": ("prison", "half", "choice"),
     "refait_default": ("prison", "half"),
@@ -147,12 +182,25 @@ _INTS: dict[str, tuple[int, int | None]] = {
     "insurance_premium": (0, None),
     "cercle_fee": (0, None),
 }
+# May be null (not set): the limits are the table's, a ratio constrains them only when posted.
 _OPTIONAL_INTS: dict[str, tuple[int, int | None]] = {
     "min_stake": (1, None),
     "max_stake": (1, None),
     "cut_card_from_end": (1, 52),
     "max_stake_ratio": (1, None),
 }
+_TABLES: dict[str, dict[str, int]] = {
+    "alliance_values": DEFAULT_ALLIANCE_VALUES,
+    "alliance_honours": DEFAULT_ALLIANCE_HONOURS,
+    "alliance_bonuses": DEFAULT_ALLIANCE_BONUSES,
+}
+_MARK_KEYS = ("mark", "from", "move", "riding", "protected", "gain")
+_SHARE = re.compile(r"(0|1|[0-9]+/[0-9]+)")
+
+
+def _attribute(name: str) -> str:
+    """The dataclass field holding the RULES.md parameter ``name``."""
+    return "face_values" if name == "face_value" else name
 
 
 def _fail(name: str, message: str) -> InvalidReglement:
@@ -163,31 +211,151 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_int(name: str, value: object, low: int, high: int | None) -> None:
+def _check_int(name: str, value: object, low: int, high: int | None) -> int:
     if not _is_int(value):
         raise _fail(name, f"{value!r} is not an integer")
     assert isinstance(value, int)
     if value < low or (high is not None and value > high):
         bound = f"{low}..{high}" if high is not None else f">= {low}"
         raise _fail(name, f"{value} is outside {bound}")
+    return value
+
+
+def _check_keys(name: str, value: object, known: tuple[str, ...], what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _fail(name, f"{value!r} is not an object ({what})")
+    for key in value:
+        if key not in known:
+            raise _fail(f"{name}.{key}", f"unknown entry {key!r} (one of {', '.join(known)})")
+    return value
+
+
+def _face_values(value: object) -> tuple[int, int, int]:
+    """An integer for J, Q and K alike, or an object naming some of them (the others count 10)."""
+    if isinstance(value, dict):
+        faces = _check_keys("face_value", value, ("J", "Q", "K"), "J, Q, K")
+        return (
+            _check_int("face_value.J", faces.get("J", 10), 1, 10),
+            _check_int("face_value.Q", faces.get("Q", 10), 1, 10),
+            _check_int("face_value.K", faces.get("K", 10), 1, 10),
+        )
+    same = _check_int("face_value", value, 1, 10)
+    return (same, same, same)
+
+
+def _plie_share(value: object) -> Fraction:
+    name = "pharao_plie_share"
+    if not isinstance(value, str) or not _SHARE.fullmatch(value):
+        raise _fail(name, f"{value!r} is not a fraction like '1/2' (or '0', '1')")
+    p, _, q = value.partition("/")
+    if q and (int(q) == 0 or int(p) > int(q)):
+        raise _fail(name, f"{value!r} is not a fraction between 0 and 1")
+    return Fraction(int(p), int(q or 1))
+
+
+def _marks(value: object) -> dict[str, MarkRow]:
+    """RULES.md's rows ``{"mark", "from", "move", "riding", "protected"}`` (optional ``gain``),
+    replacing the whole table; held as mark -> (from, move, riding, protected, gain)."""
+    name = "pharao_marks"
+    if not isinstance(value, list):
+        raise _fail(name, "a list of rows {mark, from, move, riding, protected}")
+    marks: dict[str, MarkRow] = {"simple": DEFAULT_PHARAO_MARKS["simple"]}
+    moves: set[tuple[str, str]] = set()
+    for index, raw in enumerate(value):
+        at = f"{name}[{index}]"
+        row = _check_keys(at, raw, _MARK_KEYS, "a row of the marks table")
+        for key in _MARK_KEYS[:5]:
+            if key not in row:
+                raise _fail(f"{at}.{key}", "missing")
+        mark = row["mark"]
+        if not isinstance(mark, str) or not mark or mark == "simple" or mark in marks:
+            raise _fail(f"{at}.mark", f"{mark!r} is not a new mark's name (unique, not simple)")
+        source = row["from"]
+        if not isinstance(source, str) or source not in marks:
+            raise _fail(f"{at}.from", f"{source!r} is not simple or an earlier row")
+        move = row["move"]
+        if move not in ("appe", "paroli"):
+            raise _fail(f"{at}.move", f"{move!r} is not appe or paroli")
+        if (source, move) in moves:
+            raise _fail(f"{at}.move", f"a second {move} from {source}")
+        riding = _check_int(f"{at}.riding", row["riding"], 1, None)
+        protected = _check_int(f"{at}.protected", row["protected"], 0, None)
+        _, _, riding_from, protected_from, gain_from = marks[source]
+        if riding + protected != 2 * riding_from + protected_from:
+            raise _fail(
+                f"{at}.riding",
+                f"riding {riding} + protected {protected} is not what stands after a win at "
+                f"{source} ({2 * riding_from + protected_from})",
+            )
+        gain = gain_from + riding
+        if "gain" in row and _check_int(f"{at}.gain", row["gain"], 1, None) != gain:
+            raise _fail(f"{at}.gain", f"{row['gain']} is not gain({source}) + riding = {gain}")
+        moves.add((source, move))
+        marks[mark] = (source, move, riding, protected, gain)
+    return marks
+
+
+def _parse(name: str, value: Any, base: Reglement) -> Any:
+    """A parameter as RULES.md writes it, checked on its own and held as the dataclass holds it."""
+    if name == "face_value":
+        return _face_values(value)
+    if name in _CHOICES:
+        if value not in _CHOICES[name]:
+            raise _fail(name, f"{value!r} is not one of {', '.join(_CHOICES[name])}")
+        return value
+    if name in _BOOLS:
+        if not isinstance(value, bool):
+            raise _fail(name, f"{value!r} is not true or false")
+        return value
+    if name in _INTS:
+        return _check_int(name, value, *_INTS[name])
+    if name in _OPTIONAL_INTS:
+        return None if value is None else _check_int(name, value, *_OPTIONAL_INTS[name])
+    if name == "pharao_plie_share":
+        return _plie_share(value)
+    if name == "pharao_marks":
+        return _marks(value)
+    # An override of a table may name only some of its keys; the rest keep the base's.
+    table = _check_keys(name, value, tuple(_TABLES[name]), "integers >= 0")
+    for key, amount in table.items():
+        _check_int(f"{name}.{key}", amount, 0, None)
+    return {**getattr(base, name), **table}
+
+
+def _dump(name: str, value: Any) -> Any:
+    """A parameter as RULES.md writes it (the inverse of ``_parse``)."""
+    if name == "face_value":
+        return dict(zip("JQK", value, strict=True))
+    if name == "pharao_plie_share":
+        return str(value)
+    if name == "pharao_marks":
+        return [
+            {
+                "mark": mark,
+                "from": source,
+                "move": move,
+                "riding": riding,
+                "protected": protected,
+                "gain": gain,
+            }
+            for mark, (source, move, riding, protected, gain) in value.items()
+            if mark != "simple"
+        ]
+    if name in _TABLES:
+        return dict(value)
+    return value
 
 
 def _validate(r: Reglement) -> None:
-    for name, choices in _CHOICES.items():
-        if getattr(r, name) not in choices:
-            raise _fail(name, f"{getattr(r, name)!r} is not one of {', '.join(choices)}")
-    for name in _BOOLS:
-        if not isinstance(getattr(r, name), bool):
-            raise _fail(name, f"{getattr(r, name)!r} is not true or false")
-    for name, (low, high) in _INTS.items():
-        _check_int(name, getattr(r, name), low, high)
-    for name, (low, high) in _OPTIONAL_INTS.items():
-        if getattr(r, name) is not None:
-            _check_int(name, getattr(r, name), low, high)
-    if len(r.face_values) != 3:
-        raise _fail("face_value", "one value for each of J, Q, K")
-    for value in r.face_values:
-        _check_int("face_value", value, 1, 10)
+    """Every parameter on its own (as its text form would be read), then the cross-field rules."""
+    for name in PARAMETERS:
+        try:
+            text_form = _dump(name, getattr(r, _attribute(name)))
+        except (TypeError, ValueError, AttributeError):
+            raise _fail(name, f"{getattr(r, _attribute(name))!r} is malformed") from None
+        _parse(name, text_form, r)
+        if name in _TABLES and set(getattr(r, name)) != set(_TABLES[name]):
+            raise _fail(name, f"needs exactly the keys {', '.join(_TABLES[name])}")
     if r.min_stake is not None and r.max_stake is not None and r.max_stake < r.min_stake:
         raise _fail("max_stake", f"{r.max_stake} is below min_stake {r.min_stake}")
     if (
@@ -202,40 +370,6 @@ def _validate(r: Reglement) -> None:
         )
     if r.end_rule == "cut_card" and r.cut_card_from_end is None:
         raise _fail("cut_card_from_end", "the cut-card rule needs a position (1..52)")
-    share = r.pharao_plie_share
-    if not isinstance(share, Fraction) or not 0 <= share <= 1:
-        raise _fail("pharao_plie_share", f"{share!r} is not a fraction between 0 and 1")
-    for table in ("alliance_values", "alliance_honours", "alliance_bonuses"):
-        for key, value in getattr(r, table).items():
-            _check_int(f"{table}.{key}", value, 0, None)
-
-
-_FIELD_NAMES = {f.name for f in fields(Reglement)} - {"name", "face_values"}
-
-
-def _convert(name: str, value: Any, base: Reglement) -> Any:
-    """An input value (JSON) in the type the dataclass holds."""
-    if name == "pharao_plie_share":
-        try:
-            share = Fraction(value) if isinstance(value, str) else Fraction(*value)
-        except (TypeError, ValueError, ZeroDivisionError):
-            raise _fail(name, f"{value!r} is not a fraction like '1/2'") from None
-        return share
-    if name == "pharao_marks":
-        if not isinstance(value, dict):
-            raise _fail(name, "a table of marks")
-        try:
-            return {str(k): (v[0], v[1], int(v[2]), int(v[3]), int(v[4])) for k, v in value.items()}
-        except (TypeError, ValueError, IndexError):
-            raise _fail(name, "each mark is [from, move, riding, protected, gain]") from None
-    if name in ("alliance_values", "alliance_honours", "alliance_bonuses"):
-        if not isinstance(value, dict):
-            raise _fail(name, "a table of integers")
-        unknown = set(value) - set(getattr(base, name))
-        if unknown:
-            raise _fail(f"{name}.{sorted(unknown)[0]}", "unknown entry")
-        return {**getattr(base, name), **value}
-    return value
 
 
 def _build(name: str, base: Reglement, overrides: dict[str, Any], *, where: str) -> Reglement:
@@ -248,40 +382,30 @@ def _build(name: str, base: Reglement, overrides: dict[str, Any], *, where: str)
 
 
 def _changes(base: Reglement, overrides: dict[str, Any]) -> dict[str, Any]:
-    changes: dict[str, Any] = {}
-    for key, value in overrides.items():
-        if key == "face_value":
-            if isinstance(value, dict):
-                unknown = set(value) - set("JQK")
-                if unknown:
-                    raise _fail("face_value", f"{sorted(unknown)[0]!r} is not J, Q or K")
-                faces = dict(zip("JQK", base.face_values, strict=True))
-                faces.update(value)
-                changes["face_values"] = (faces["J"], faces["Q"], faces["K"])
-            else:
-                changes["face_values"] = (value, value, value)
-        elif key == "face_values":
-            changes["face_values"] = tuple(value.values()) if isinstance(value, dict) else value
-        elif key in _FIELD_NAMES:
-            changes[key] = _convert(key, value, base)
-        else:
+    """Unknown parameters first, then each parameter in RULES.md's order (the cross-field rules
+    are checked after, when the règlement is built)."""
+    for key in overrides:
+        if key not in PARAMETERS:
             raise InvalidReglement(f"unknown règlement parameter {key!r}", where=f"reglement.{key}")
-    return changes
+    return {
+        _attribute(name): _parse(name, overrides[name], base)
+        for name in PARAMETERS
+        if name in overrides
+    }
 
 
 def reglement(spec: str | dict[str, Any] | Reglement) -> Reglement:
-    """A règlement from a preset name, ``{"preset": ..., "overrides": {...}}``, or itself."""
+    """A règlement from a preset name, ``{"preset": ..., "overrides": {...}}`` (both optional;
+    no preset is ``baden-1854``), or itself."""
     if isinstance(spec, Reglement):
         return spec
     if isinstance(spec, str):
         return _preset(spec, where="reglement")
     if not isinstance(spec, dict):
         raise InvalidReglement('a preset name or {"preset", "overrides"}', where="reglement")
-    unknown = set(spec) - {"preset", "overrides"}
-    if unknown:
-        raise InvalidReglement(
-            f"unknown field {sorted(unknown)[0]!r}", where=f"reglement.{sorted(unknown)[0]}"
-        )
+    for key in spec:
+        if key not in ("preset", "overrides"):
+            raise InvalidReglement(f"unknown field {key!r}", where=f"reglement.{key}")
     base = _preset(spec.get("preset", "baden-1854"), where="reglement.preset")
     overrides = spec.get("overrides", {})
     if not isinstance(overrides, dict):

@@ -1,11 +1,25 @@
 """The replay contract (REPLAY.md): a recorded talon and its stakes in, every coup settled out.
 
-Input is checked field by field; the first offending field is named in a ``ReplayError`` (the CLI
-prints it as ``{"error": {"code", "message", "where"}}`` with exit status 2).
+Input is checked field by field in the page's order and the first fault is named in a
+``GameError`` whose ``code`` is one of the replay's vocabulary (the CLI prints it as
+``{"error": {"code", "message", "where"}}`` with exit status 2):
+
+- ``bad_json``: not JSON, or a key repeated in one object;
+- ``unknown_field``: a key the contract does not know (a typo is never ignored);
+- ``bad_input``: not an object, a missing field, a wrong type, shape or range (floats, even
+  ``100.0``, and booleans are not integers), a repeated stake id, a stake on a coup the talon
+  never reaches, a game whose replay this version does not have;
+- ``bad_reglement``: anything wrong inside ``reglement``;
+- ``bad_card``: a card code that is not rank + suit; ``bad_pack``: a seventh copy of a card;
+- ``bad_stake``: a stake outside the limits, or insured where the règlement does not allow it.
+
+The order: unknown top-level fields, then ``game``, ``reglement``, ``cards`` (codes, then copies),
+``prison``, ``stakes``; inside an object its unknown keys first, then its fields in the page's order.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from typing import Any
 
@@ -21,45 +35,143 @@ from casino.games.trente_et_quarante import (
     Stake,
     Taille,
     check_stake,
+    coups_reached,
     play_talon,
 )
+
+GAME = "trente-et-quarante"
+FIELDS = ("game", "reglement", "cards", "prison", "stakes")
+# The other games of REPLAY.md: their documents are recognised (their fields are not "unknown"),
+# but their engines are not part of this version, which says so at ``game``.
+OTHER_GAMES = {
+    "pharao": ("game", "reglement", "cards", "stakes", "actions"),
+    "alliance": (
+        "game",
+        "reglement",
+        "players",
+        "mark_value",
+        "cards",
+        "auction",
+        "contract",
+        "tricks",
+    ),
+}
+STAKE_FIELDS = ("id", "coup", "chance", "amount", "insured", "on_refait")
+PRISONER_FIELDS = ("stake", "chance", "held", "level")
 
 
 class ReplayError(GameError):
     """Malformed replay input; ``where`` names the first offending field."""
 
-    code = "invalid"
+    code = "bad_input"
 
 
-def _fail(code: str, message: str, where: str) -> ReplayError:
+def _fail(code: str, message: str, where: str | None) -> ReplayError:
     error = ReplayError(message, where=where or None)  # "" is the document itself
     error.code = code
     return error
 
 
-def _object(value: Any, where: str, allowed: set[str], required: set[str]) -> dict[str, Any]:
+def _at(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+# --- reading the text ---------------------------------------------------------------------------
+
+
+class _Repeated(dict[str, Any]):
+    """An object in which a key came twice (JSON allows it, the contract does not)."""
+
+    key: str = ""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            repeated = _Repeated(pairs)
+            repeated.key = key
+            return repeated
+        seen[key] = value
+    return seen
+
+
+def _repeated_key(value: Any, where: str = "") -> str | None:
+    """Where the first repeated key is (the outer object before the ones inside it)."""
+    if isinstance(value, _Repeated):
+        return _at(where, value.key)
+    if isinstance(value, dict):
+        items = [(_at(where, k), v) for k, v in value.items()]
+    elif isinstance(value, list):
+        items = [(f"{where}[{i}]", v) for i, v in enumerate(value)]
+    else:
+        return None
+    for inner, v in items:
+        found = _repeated_key(v, inner)
+        if found is not None:
+            return found
+    return None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse(text: str | bytes) -> Any:
+    """The JSON document of ``text``; ``bad_json`` when it is not JSON or repeats a key."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _fail("bad_json", f"not UTF-8 text: {exc.reason}", None) from None
+    try:
+        document = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise _fail("bad_json", exc.msg, f"line {exc.lineno} column {exc.colno}") from None
+    except (ValueError, RecursionError) as exc:
+        raise _fail("bad_json", str(exc) or type(exc).__name__, None) from None
+    where = _repeated_key(document)
+    if where is not None:
+        raise _fail("bad_json", f"the key {where.rsplit('.', 1)[-1]!r} is repeated", where)
+    return document
+
+
+def replay_text(text: str | bytes) -> dict[str, Any]:
+    """``python -m casino.games replay``: the JSON text in, the output document out."""
+    return replay(parse(text))
+
+
+# --- checking the document ----------------------------------------------------------------------
+
+
+def _object(value: Any, where: str, known: tuple[str, ...]) -> dict[str, Any]:
+    """An object whose keys are all known (unknown keys are the first fault inside it)."""
     if not isinstance(value, dict):
-        raise _fail("invalid", "expected an object", where)
+        raise _fail("bad_input", f"{value!r} is not an object", where)
     for key in value:
-        if key not in allowed:
-            raise _fail("unknown_field", f"unknown field {key!r}", f"{where}.{key}".lstrip("."))
-    for key in sorted(required):
-        if key not in value:
-            raise _fail("missing_field", f"missing field {key!r}", f"{where}.{key}".lstrip("."))
+        if key not in known:
+            raise _fail("unknown_field", f"unknown field {key!r}", _at(where, key))
     return value
 
 
-def _integer(value: Any, where: str, *, minimum: int) -> int:
+def _required(fields: dict[str, Any], key: str, where: str) -> Any:
+    if key not in fields:
+        raise _fail("bad_input", f"missing field {key!r}", _at(where, key))
+    return fields[key]
+
+
+def _integer(value: Any, where: str, *, minimum: int, maximum: int | None = None) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _fail("invalid", f"{value!r} is not an integer", where)
-    if value < minimum:
-        raise _fail("invalid", f"{value} is below {minimum}", where)
+        raise _fail("bad_input", f"{value!r} is not an integer", where)
+    if value < minimum or (maximum is not None and value > maximum):
+        bound = f"{minimum}..{maximum}" if maximum is not None else f">= {minimum}"
+        raise _fail("bad_input", f"{value} is outside {bound}", where)
     return value
 
 
 def _string(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value:
-        raise _fail("invalid", f"{value!r} is not a non-empty string", where)
+        raise _fail("bad_input", f"{value!r} is not a non-empty string", where)
     return value
 
 
@@ -68,27 +180,65 @@ def _chance(value: Any, where: str) -> Chance:
         return Chance(value)
     except ValueError:
         raise _fail(
-            "invalid", f"{value!r} is not a chance (rouge, noir, couleur, inverse)", where
+            "bad_input", f"{value!r} is not a chance (rouge, noir, couleur, inverse)", where
         ) from None
+
+
+def _game(top: dict[str, Any]) -> None:
+    game = _required(top, "game", "")
+    if game in OTHER_GAMES:
+        raise _fail(
+            "bad_input",
+            f"the {game} replay is not available in this version of the engines (only {GAME})",
+            "game",
+        )
+    if game != GAME:
+        raise _fail("bad_input", f"{game!r} is not a game ({GAME}, pharao, alliance)", "game")
 
 
 def _rules(value: Any) -> Reglement:
     try:
         return reglement(value)
     except GameError as exc:
-        raise _fail(exc.code, exc.message, exc.where or "reglement") from None
+        raise _fail("bad_reglement", exc.message, exc.where or "reglement") from None
 
 
-def _cards(value: Any, where: str = "cards") -> list[Card]:
+def _cards(value: Any) -> list[Card]:
+    """Codes first (``bad_card``), then a seventh copy of a card at its index (``bad_pack``)."""
     if not isinstance(value, list):
-        raise _fail("invalid", "cards is a list of card codes", where)
+        raise _fail("bad_input", "cards is a list of card codes", "cards")
     cards = []
     for index, code in enumerate(value):
         try:
             cards.append(card(code))
         except GameError as exc:
-            raise _fail(exc.code, exc.message, f"{where}[{index}]") from None
+            raise _fail("bad_card", exc.message, f"cards[{index}]") from None
+    try:
+        SIXAIN.check_contains(cards)
+    except GameError as exc:
+        raise _fail("bad_pack", exc.message, exc.where or "cards") from None
     return cards
+
+
+def _prison(value: Any, rules: Reglement) -> list[Prisoner]:
+    """Stakes carried in imprisoned, each as the previous talon's ``end.prison`` listed it."""
+    if not isinstance(value, list):
+        raise _fail("bad_input", "prison is a list of {stake, chance, held, level}", "prison")
+    top_level = 1 if rules.prison_repeat == "halve" else rules.max_prison_level
+    prisoners: list[Prisoner] = []
+    for index, raw in enumerate(value):
+        where = f"prison[{index}]"
+        fields = _object(raw, where, PRISONER_FIELDS)
+        stake_id = _string(_required(fields, "stake", where), f"{where}.stake")
+        if any(p.stake == stake_id for p in prisoners):
+            raise _fail("bad_input", f"stake id {stake_id!r} is used twice", f"{where}.stake")
+        chance = _chance(_required(fields, "chance", where), f"{where}.chance")
+        held = _integer(_required(fields, "held", where), f"{where}.held", minimum=1)
+        level = _integer(
+            _required(fields, "level", where), f"{where}.level", minimum=1, maximum=top_level
+        )
+        prisoners.append(Prisoner(stake_id, chance, held, level))
+    return prisoners
 
 
 def _on_refait(value: Any, where: str) -> RefaitChoice:
@@ -96,77 +246,67 @@ def _on_refait(value: Any, where: str) -> RefaitChoice:
         return value  # type: ignore[no-any-return]
     if isinstance(value, str) and value.startswith("move:"):
         return ("move", _chance(value.removeprefix("move:"), where))
-    raise _fail("invalid", f"{value!r} is not prison, half or move:<chance>", where)
+    raise _fail("bad_input", f"{value!r} is not prison, half or move:<chance>", where)
 
 
-def _stakes(value: Any, rules: Reglement) -> tuple[list[tuple[int, Stake]], dict[str, int]]:
+def _stakes(value: Any, rules: Reglement, reached: int, taken: set[str]) -> list[tuple[int, Stake]]:
     if not isinstance(value, list):
-        raise _fail("invalid", "stakes is a list", "stakes")
+        raise _fail("bad_input", "stakes is a list", "stakes")
     stakes: list[tuple[int, Stake]] = []
-    order: dict[str, int] = {}
     for index, raw in enumerate(value):
         where = f"stakes[{index}]"
-        fields = _object(
-            raw,
-            where,
-            {"id", "coup", "chance", "amount", "insured", "on_refait"},
-            {"id", "coup", "chance", "amount"},
-        )
-        stake_id = _string(fields["id"], f"{where}.id")
-        if stake_id in order:
-            raise _fail("invalid", f"stake id {stake_id!r} is used twice", f"{where}.id")
-        coup = _integer(fields["coup"], f"{where}.coup", minimum=1)
-        amount = _integer(fields["amount"], f"{where}.amount", minimum=1)
+        fields = _object(raw, where, STAKE_FIELDS)
+        stake_id = _string(_required(fields, "id", where), f"{where}.id")
+        if stake_id in taken:
+            raise _fail("bad_input", f"stake id {stake_id!r} is used twice", f"{where}.id")
+        taken.add(stake_id)
+        coup = _integer(_required(fields, "coup", where), f"{where}.coup", minimum=1)
+        if coup > reached:
+            raise _fail(
+                "bad_input",
+                f"stake {stake_id} is on coup {coup}, but this talon reaches {reached} coups",
+                f"{where}.coup",
+            )
+        chance = _chance(_required(fields, "chance", where), f"{where}.chance")
+        amount = _integer(_required(fields, "amount", where), f"{where}.amount", minimum=1)
         insured = fields.get("insured", False)
         if not isinstance(insured, bool):
-            raise _fail("invalid", f"{insured!r} is not true or false", f"{where}.insured")
+            raise _fail("bad_input", f"{insured!r} is not true or false", f"{where}.insured")
         on_refait = (
             _on_refait(fields["on_refait"], f"{where}.on_refait") if "on_refait" in fields else None
         )
-        stake = Stake(
-            stake_id, _chance(fields["chance"], f"{where}.chance"), amount, insured, on_refait
-        )
+        stake = Stake(stake_id, chance, amount, insured, on_refait)
         try:
             check_stake(stake, rules)
         except GameError as exc:
-            raise _fail(exc.code, exc.message, f"{where}.{exc.where or 'amount'}") from None
-        order[stake_id] = index
+            raise _fail("bad_stake", exc.message, f"{where}.{exc.where or 'amount'}") from None
         stakes.append((coup, stake))
-    return stakes, order
+    return stakes
 
 
 def replay(document: Any) -> dict[str, Any]:
-    """Replay one document of REPLAY.md; return the output document."""
-    top = _object(
-        document, "", {"game", "reglement", "cards", "stakes", "actions"}, {"game", "cards"}
-    )
-    game = top["game"]
-    if game == "pharao":
-        raise _fail("unsupported_game", "Pharao replay is not implemented yet", "game")
-    if game != "trente-et-quarante":
-        raise _fail("invalid", f"{game!r} is not a game (trente-et-quarante, pharao)", "game")
-    if "actions" in top:
-        raise _fail("unknown_field", "actions belong to Pharao", "actions")
+    """Replay one (parsed) document of REPLAY.md; return the output document."""
+    known: tuple[str, ...] = FIELDS
+    if isinstance(document, dict) and isinstance(document.get("game"), str):
+        known = OTHER_GAMES.get(document["game"], FIELDS)
+    top = _object(document, "", known)
+    _game(top)
     rules = _rules(top.get("reglement", "baden-1854"))
-    cards = _cards(top["cards"])
-    try:
-        SIXAIN.check_contains(cards)
-    except GameError as exc:
-        raise _fail(exc.code, exc.message, exc.where or "cards") from None
-    stakes, order = _stakes(top.get("stakes", []), rules)
+    cards = _cards(_required(top, "cards", ""))
+    prison = _prison(top.get("prison", []), rules)
+    reached = coups_reached(cards, rules)
+    stakes = _stakes(top.get("stakes", []), rules, reached, {p.stake for p in prison})
     by_coup: dict[int, list[Stake]] = defaultdict(list)
     for coup, stake in stakes:
         by_coup[coup].append(stake)
-    taille = play_talon(cards, by_coup, rules, composition=None)
-    dealt = len(taille.coups)
-    for index, (coup, stake) in enumerate(stakes):
-        if coup > dealt:
-            raise _fail(
-                "coup_not_dealt",
-                f"stake {stake.id} is on coup {coup}, but this talon deals {dealt} coups",
-                f"stakes[{index}].coup",
-            )
-    return render(taille, order, rules)
+    taille = play_talon(cards, by_coup, rules, prison=prison, composition=None)
+    # Settlements list carried prisoners first (in the order given), then the stakes' order.
+    order = {p.stake: index - len(prison) for index, p in enumerate(prison)}
+    order.update({stake.id: index for index, (_, stake) in enumerate(stakes)})
+    return render(taille, order)
+
+
+# --- the output ---------------------------------------------------------------------------------
 
 
 def settlement_json(s: Settlement) -> dict[str, Any]:
@@ -208,15 +348,15 @@ def _prisoner(p: Prisoner) -> dict[str, Any]:
     return {"stake": p.stake, "chance": p.chance.value, "held": p.held, "level": p.level}
 
 
-def render(taille: Taille, order: dict[str, int], rules: Reglement) -> dict[str, Any]:
+def render(taille: Taille, order: dict[str, int]) -> dict[str, Any]:
+    """The output document; ``end.settlements`` is always there (empty unless refunds)."""
     end: dict[str, Any] = {
         "reason": taille.end.reason.value,
         "cards_left": taille.end.cards_left,
         "points_left": taille.end.points_left,
         "prison": [_prisoner(p) for p in sorted(taille.end.prison, key=lambda p: order[p.stake])],
-    }
-    if rules.prison_at_end == "refund_half":
-        end["settlements"] = [
+        "settlements": [
             settlement_json(s) for s in sorted(taille.end.settlements, key=lambda s: order[s.stake])
-        ]
+        ],
+    }
     return {"coups": [_coup(c, order) for c in taille.coups], "end": end}

@@ -361,8 +361,9 @@ def _settle_prisoner(
         return stays(Outcome.STILL_IMPRISONED, p.held, level)
     # Another refait.
     if reglement.prison_repeat == "halve":
+        # Still in prison, the half taken (REPLAY.md); a prisoner of 1 stays 1 (rounded down).
         taken = bank_half(p.held)
-        return stays(Outcome.HALF_LOST, p.held - taken, 1, to_bank=taken)
+        return stays(Outcome.STILL_IMPRISONED, p.held - taken, 1, to_bank=taken)
     if p.level + 1 > reglement.max_prison_level:
         return Settlement(p.stake, Outcome.PRISON_LOST, to_bank=p.held, chance=p.chance), None
     return stays(Outcome.STILL_IMPRISONED, p.held, p.level + 1)
@@ -479,6 +480,33 @@ def count_rule_ends(cards_left: int, points_left: int, reglement: Reglement) -> 
     return cards_left < reglement.end_min_cards or points_left < reglement.end_min_points
 
 
+def next_coup_begins(cards_left: int, points_left: int, reglement: Reglement) -> bool:
+    """Does another coup begin from a talon that has ``cards_left`` cards holding ``points_left``
+    points? The end rule (RULES.md 1.3) is asked before every coup, coup 1 included:
+
+    - ``count``: not when at most ``end_min_cards`` - 1 cards or fewer than ``end_min_points``
+      points are left;
+    - ``exhausted``: while any card is left;
+    - ``cut_card``: not when the next card is the cut card, which lies before the last
+      ``cut_card_from_end`` cards (so only while more than that many are left).
+
+    The coup before a "no" is the last of the talon (a refait there is void when
+    ``refait_void_on_last_coup``). The table asks the same question after each settled coup.
+
+    >>> cut_card = Reglement(end_rule="cut_card", cut_card_from_end=5)
+    >>> next_coup_begins(6, 40, cut_card), next_coup_begins(5, 40, cut_card)
+    (True, False)
+    >>> next_coup_begins(8, 62, Reglement()), next_coup_begins(8, 61, Reglement())
+    (True, False)
+    """
+    if reglement.end_rule == "count":
+        return not count_rule_ends(cards_left, points_left, reglement)
+    if reglement.end_rule == "cut_card":
+        assert reglement.cut_card_from_end is not None  # the règlement refuses it otherwise
+        return cards_left > reglement.cut_card_from_end
+    return cards_left > 0
+
+
 @dataclass(frozen=True)
 class CoupRecord:
     number: int
@@ -526,7 +554,7 @@ class _Talon:
         return sum(self.values[self.position :])
 
     def beyond_cut_card(self) -> bool:
-        """The next card lies past the red cut card placed before the last N cards (1.3)."""
+        """The next card is the red cut card placed before the last N cards (1.3)."""
         n = self.reglement.cut_card_from_end
         return (
             self.reglement.end_rule == "cut_card"
@@ -534,11 +562,15 @@ class _Talon:
             and self.position >= len(self.cards) - n
         )
 
-    def next_coup_starts(self) -> bool:
-        rule = self.reglement.end_rule
-        if rule == "count":
-            return not count_rule_ends(self.left, self.points_left, self.reglement)
-        return self.left > 0
+    def next_coup_begins(self) -> bool:
+        return next_coup_begins(self.left, self.points_left, self.reglement)
+
+
+_END_OF_RULE = {
+    "count": EndReason.COUNT,
+    "exhausted": EndReason.EXHAUSTED,
+    "cut_card": EndReason.CUT_CARD,
+}
 
 
 def play_talon(
@@ -560,9 +592,10 @@ def play_talon(
     talon = _Talon(cards, reglement)
     current_prison = tuple(prison)
     coups: list[CoupRecord] = []
+    # Set when a coup is cut short: the cards ran out, or the cut card came out inside it.
     reason: EndReason | None = None
     number = 0
-    while reason is None and talon.next_coup_starts():
+    while reason is None and talon.next_coup_begins():
         number += 1
         deal = CoupDeal(reglement)
         while not deal.complete:
@@ -575,7 +608,7 @@ def play_talon(
             deal.lay(talon.cards[talon.position])
             talon.position += 1
         outcome = deal.outcome()
-        last = reason is not None or not talon.next_coup_starts()
+        last = reason is not None or not talon.next_coup_begins()
         void = outcome.result is Result.INCOMPLETE or (
             outcome.result is Result.REFAIT and last and reglement.refait_void_on_last_coup
         )
@@ -589,13 +622,15 @@ def play_talon(
         current_prison = settled.prison
         coups.append(CoupRecord(number, outcome, void, last, settled.settlements))
     if reason is None:
-        reason = (
-            EndReason.COUNT
-            if reglement.end_rule == "count" and talon.left > 0
-            else EndReason.EXHAUSTED
-        )
+        # The end rule stopped play before a coup (even with no card left: the count rule's).
+        reason = _END_OF_RULE[reglement.end_rule]
     refunds, carried = refund_at_end(current_prison, reglement)
     return Taille(tuple(coups), TailleEnd(reason, talon.left, talon.points_left, carried, refunds))
+
+
+def coups_reached(cards: Sequence[Card], reglement: Reglement) -> int:
+    """How many coups a talon deals (begun ones included, void or not): stakes do not change it."""
+    return len(play_talon(cards, {}, reglement, composition=None).coups)
 
 
 def remaining_points(composition: Composition, laid: Iterable[Card], reglement: Reglement) -> int:
