@@ -49,7 +49,7 @@ from casino.games.trente_et_quarante import (
     RefaitChoice,
     Result,
     check_stake,
-    count_rule_ends,
+    next_coup_begins,
     points,
     refund_at_end,
     settle,
@@ -477,12 +477,7 @@ def _taille_over(coup: Coup, rules: Reglement, *, cut_card: bool) -> bool:
     if cut_card:
         return True
     left, codes = cards_left(coup.pack)
-    if rules.end_rule == "count":
-        return count_rule_ends(left, sum(points(card(c), rules) for c in codes), rules)
-    if rules.end_rule == "cut_card":
-        assert rules.cut_card_from_end is not None
-        return left <= rules.cut_card_from_end
-    return left == 0
+    return not next_coup_begins(left, sum(points(card(c), rules) for c in codes), rules)
 
 
 def _cut_card_is_next(coup: Coup, rules: Reglement) -> bool:

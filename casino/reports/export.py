@@ -122,8 +122,9 @@ def replay_document(pack: Pack, taille: int = 1) -> dict[str, Any]:
         stakes.append(item)
     out = CardLaid.objects.filter(pack=pack, taille=taille).order_by("seq")
     dealt = list(out.filter(burned=False).values_list("card", flat=True))
-    left = composition(pack).remaining(card(c) for c in out.values_list("card", flat=True))
-    undealt = [str(c) for c in sorted(left.elements())]
+    holds = composition(pack)
+    left = holds.remaining(card(c) for c in out.values_list("card", flat=True))
+    undealt = [str(c) for c in dict.fromkeys(holds.cards) for _ in range(max(left[c], 0))]
     return {
         "game": "trente-et-quarante",
         "reglement": {"preset": "baden-1854", "overrides": rules},
