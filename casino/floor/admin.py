@@ -1,6 +1,13 @@
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.utils.html import format_html
 
 from casino.admin_base import RecordAdmin, RecordInline, pretty_json
 from casino.floor.models import (
@@ -9,15 +16,19 @@ from casino.floor.models import (
     CoupResult,
     Duty,
     FloatCount,
+    Game,
     Movement,
     PostedReglement,
     Settlement,
     Shift,
     Stake,
     Table,
+    TableChange,
 )
 from casino.floor.selectors import coup_movements, row_html, shift_figures
-from casino.floor.services import balance, rundown
+from casino.floor.services import balance, rundown, table_configure, table_create
+from casino.people.roles import Role
+from casino.people.services import roles_of
 
 
 @admin.register(PostedReglement)
@@ -53,9 +64,112 @@ class PostedReglementAdmin(RecordAdmin):
         return pretty_json(json.loads(posted.parameters))
 
 
+class TableForm(forms.Form):
+    number = forms.IntegerField(label="numéro / number", min_value=1, max_value=32767)
+    game = forms.ChoiceField(label="jeu / game", choices=Game.choices)
+    reglement = forms.ModelChoiceField(
+        label="règlement affiché / posted règlement", queryset=PostedReglement.objects.all()
+    )
+    min_stake = forms.IntegerField(label="mise minimum / minimum stake", min_value=1)
+    max_stake = forms.IntegerField(label="mise maximum / maximum stake", min_value=1)
+
+
+class TableSettingsForm(TableForm):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        del self.fields["number"], self.fields["game"]
+
+
+class TableChangeInline(RecordInline):
+    model = TableChange
+    fields = ["at", "by", "reglement", "min_stake", "max_stake"]
+    verbose_name_plural = "changements / changes (effective at the next séance)"
+
+
 @admin.register(Table)
 class TableAdmin(RecordAdmin):
+    """Tables are created and changed by the director through ``table_create`` and
+    ``table_configure``: each a recorded, audited act; the page itself edits nothing."""
+
     list_display = ["number", "game", "reglement", "min_stake", "max_stake"]
+    inlines = [TableChangeInline]
+    readonly_fields = ["number", "game", "reglement", "min_stake", "max_stake", "acts"]
+    fields = readonly_fields
+
+    @admin.display(description="actes / acts")
+    def acts(self, table: Table) -> str:
+        url = reverse("admin:floor_table_configure", args=[table.pk])
+        return format_html('<a class="button" href="{}">{}</a>', url, "Changer / Change")
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return Role.DIRECTEUR in roles_of(request.user)  # the button leads to the service's form
+
+    def add_view(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        return self.create_view(request)
+
+    def get_urls(self) -> list[Any]:
+        return [
+            path("create/", self.admin_site.admin_view(self.create_view), name="floor_table_new"),
+            path(
+                "<int:pk>/configure/",
+                self.admin_site.admin_view(self.configure_view),
+                name="floor_table_configure",
+            ),
+            *super().get_urls(),
+        ]
+
+    def create_view(self, request: HttpRequest) -> HttpResponse:
+        form = TableForm(request.POST or None)
+
+        def act(data: dict[str, Any]) -> tuple[str, int]:
+            table = table_create(
+                actor=request.user,
+                number=data["number"],
+                game=data["game"],
+                reglement_id=data["reglement"].pk,
+                min_stake=data["min_stake"],
+                max_stake=data["max_stake"],
+            )
+            return f"{table} créée / created", messages.SUCCESS
+
+        return self.act_view(
+            request,
+            form=form,
+            act=act,
+            done_url=reverse("admin:floor_table_changelist"),
+            template="admin/act.html",
+            title="Nouvelle table / New table",
+        )
+
+    def configure_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        table = get_object_or_404(Table, pk=pk)
+        form = TableSettingsForm(
+            request.POST or None,
+            initial={
+                "reglement": table.reglement,
+                "min_stake": table.min_stake,
+                "max_stake": table.max_stake,
+            },
+        )
+
+        def act(data: dict[str, Any]) -> tuple[str, int]:
+            table_configure(
+                actor=request.user,
+                table_id=table.pk,
+                reglement_id=data["reglement"].pk,
+                min_stake=data["min_stake"],
+                max_stake=data["max_stake"],
+            )
+            return "Enregistré, dès la prochaine séance / from the next séance", messages.SUCCESS
+
+        return self.act_view(
+            request,
+            form=form,
+            act=act,
+            done_url=reverse("admin:floor_table_change", args=[pk]),
+            template="admin/act.html",
+            title=f"Changer / Change: {table}",
+        )
 
 
 class CountInline(RecordInline):

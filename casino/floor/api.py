@@ -3,6 +3,7 @@ regulators."""
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 from typing import Any
 
@@ -10,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -24,10 +26,12 @@ from casino.floor.models import (
     Coup,
     Duty,
     FloatCount,
+    Game,
     PostedReglement,
     Settlement,
     Shift,
     Stake,
+    Table,
 )
 from casino.people.roles import Role
 from shoes.errors import CardRefused
@@ -90,6 +94,67 @@ class ReglementPost(APIView):
         return Response(ReglementSerializer(posted).data, status=201)
 
 
+class TableSerializer(serializers.ModelSerializer[Table]):
+    reglement = serializers.StringRelatedField()
+    reglement_id = serializers.IntegerField()
+
+    class Meta:
+        model = Table
+        fields = ["number", "game", "reglement", "reglement_id", "min_stake", "max_stake"]
+
+
+class TableSettingsInput(StrictSerializer):
+    reglement_id = serializers.IntegerField(min_value=1)
+    min_stake = serializers.IntegerField(min_value=1, max_value=services.MAX_AMOUNT)
+    max_stake = serializers.IntegerField(min_value=1, max_value=services.MAX_AMOUNT)
+
+
+class TableInput(TableSettingsInput):
+    number = serializers.IntegerField(min_value=1, max_value=32767)
+    game = serializers.ChoiceField(choices=[g.value for g in Game])
+
+
+class TableList(generics.ListCreateAPIView[Table]):
+    """The tables, with the règlement and limits their next séance opens under. ``POST``: the
+    director creates a table (its bank, layout and prison accounts with it)."""
+
+    serializer_class = TableSerializer
+    permission_classes = [HoldsRole]
+    read_roles = FLOOR_READERS
+    queryset = Table.objects.select_related("reglement")
+
+    @extend_schema(request=TableInput, responses=TableSerializer)
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return self.create_table(request)
+
+    @idempotent
+    def create_table(self, request: Request) -> Response:
+        data = TableInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        table = services.table_create(actor=request.user, **data.validated_data)
+        return Response(TableSerializer(table).data, status=201)
+
+    def get_permissions(self) -> list[Any]:
+        # Writes check the director's role in the service; reads follow the floor's readers.
+        if self.request.method == "POST":
+            return [IsAuthenticated()]
+        return super().get_permissions()
+
+
+class TableSettings(APIView):
+    """The director moves a table to another posted règlement or other limits, effective at its
+    next séance."""
+
+    @extend_schema(request=TableSettingsInput, responses=TableSerializer)
+    @idempotent
+    def post(self, request: Request, number: int) -> Response:
+        data = TableSettingsInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        table = _table(number)
+        services.table_configure(actor=request.user, table_id=table.pk, **data.validated_data)
+        return Response(TableSerializer(_table(number)).data, status=201)
+
+
 class RundownSerializer(serializers.Serializer[Any]):
     opening = serializers.IntegerField()
     fills = serializers.IntegerField()
@@ -150,9 +215,7 @@ class CountSerializer(serializers.Serializer[Any]):
     )
 
 
-def _table(number: int) -> Any:
-    from casino.floor.models import Table
-
+def _table(number: int) -> Table:
     try:
         return Table.objects.get(number=number)
     except Table.DoesNotExist:
@@ -446,8 +509,13 @@ class CoupList(generics.ListAPIView[Coup]):
         ):
             value = params.get(name)
             if value:
-                if name in ("shift", "table") and not value.isdigit():
+                if name in ("shift", "table") and not (value.isdigit() and len(value) < 10):
                     raise serializers.ValidationError({name: "a number"})
+                if name == "date":
+                    try:
+                        value = dt.date.fromisoformat(value)
+                    except ValueError:
+                        raise serializers.ValidationError({name: "a date, YYYY-MM-DD"}) from None
                 found = found.filter(**{lookup: value})
         return found
 
@@ -479,7 +547,7 @@ class CoupOpen(APIView):
 
 class StakeInput(StrictSerializer):
     ref = serializers.CharField(max_length=60)
-    holder = serializers.CharField(max_length=60, help_text="seat number, or patron:<id>")
+    holder = serializers.CharField(max_length=40, help_text="seat number, or patron:<id>")
     chance = serializers.ChoiceField(choices=["rouge", "noir", "couleur", "inverse"])
     amount = serializers.IntegerField(min_value=1)
     insured = serializers.BooleanField(required=False, default=False)
@@ -500,8 +568,8 @@ class StakeWithdraw(APIView):
     @extend_schema(request=None, responses=CoupSerializer)
     @idempotent
     def post(self, request: Request, pk: int) -> Response:
-        coups.stake_withdraw(actor=request.user, stake_id=pk)
-        return _coup_response(Stake.objects.get(pk=pk).coup_id)
+        withdrawal = coups.stake_withdraw(actor=request.user, stake_id=pk)
+        return _coup_response(withdrawal.stake.coup_id)
 
 
 CoupCloseBetting = _coup_act(

@@ -194,8 +194,10 @@ def _late(coup: Coup, actor: Any, what: str, details: dict[str, Any]) -> LateSta
 def _holder(coup: Coup, holder: str) -> Account:
     """A patron's account, or the anonymous seat marker at this table."""
     holder = holder.strip()
-    if not holder:
-        raise StakeRefused("a stake belongs to a patron or a seat marker", where="holder")
+    if not holder or len(holder) > 40:
+        raise StakeRefused(
+            "a stake belongs to a patron or a seat marker (1 to 40 characters)", where="holder"
+        )
     if holder.startswith("patron:"):
         code, kind = holder, Account.Kind.PATRON
     else:
@@ -309,7 +311,10 @@ def stake_withdraw(*, actor: Any, stake_id: int) -> StakeWithdrawal:
     """A stake taken back before the first card; after it, a late stake."""
     require_role(actor, *TABLE_STAFF, act="withdrawing a stake")
     with transaction.atomic():
-        stake = Stake.objects.select_related("coup").get(pk=stake_id)
+        try:
+            stake = Stake.objects.select_related("coup").get(pk=stake_id)
+        except Stake.DoesNotExist:
+            raise NotFound(f"stake {stake_id} does not exist", where="stake") from None
         coup = _lock(stake.coup_id)
         require_on_duty(coup.shift, actor, *AT_THE_TABLE, act="withdrawing a stake")
         if coup.phase not in (CoupPhase.BETTING, CoupPhase.CLOSED):
