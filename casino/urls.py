@@ -58,6 +58,10 @@ api_v1 = [
     path("disputes/<int:pk>/evidence", disputes_api.EvidenceAdd.as_view(), name="dispute-evidence"),
     path("disputes/<int:pk>/review", disputes_api.DisputeReview.as_view(), name="dispute-review"),
     path("disputes/<int:pk>/decide", disputes_api.DisputeDecide.as_view(), name="dispute-decide"),
+    path(
+        "disputes/<int:pk>/approve", disputes_api.DecisionApprove.as_view(), name="dispute-approve"
+    ),
+    path("disputes/<int:pk>/refuse", disputes_api.DecisionRefuse.as_view(), name="dispute-refuse"),
     path("disputes/<int:pk>/appeal", disputes_api.DisputeAppeal.as_view(), name="dispute-appeal"),
     path(
         "disputes/<int:pk>/withdraw",

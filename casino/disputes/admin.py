@@ -19,6 +19,8 @@ from casino.disputes import services
 from casino.disputes.models import SUBJECTS, Decision, Dispute, DisputeState, DisputeStep, Evidence
 from casino.floor.selectors import row_html
 
+AWAITING = (DisputeState.AWAITING_APPROVAL, DisputeState.AWAITING_APPROVAL_APPEAL)
+
 
 class AgeFilter(admin.SimpleListFilter):
     title = "âge / age"
@@ -55,7 +57,25 @@ class EvidenceInline(RecordInline):
 
 class DecisionInline(RecordInline):
     model = Decision
-    fields = ["instance", "decided_by", "decided_at", "articles", "reasoning", "ordered"]
+    fields = [
+        "instance",
+        "decided_by",
+        "decided_at",
+        "articles",
+        "reasoning",
+        "ordered",
+        "second_approval",
+    ]
+
+    @admin.display(description="second approbateur / second approval")
+    def second_approval(self, decision: Decision) -> str:
+        if not decision.approval_grounds:
+            return "non requise / not required"
+        approval = getattr(decision, "approval", None)
+        if approval is None:
+            return f"en attente / awaiting ({decision.approval_grounds})"
+        verdict = "approuvée / approved" if approval.approved else "refusée / refused"
+        return f"{verdict}: {approval.by} — {approval.note} ({decision.approval_grounds})"
 
     @admin.display(description="corrections ordonnées / corrections ordered")
     def ordered(self, decision: Decision) -> str:
@@ -120,6 +140,8 @@ class DisputeAdmin(RecordAdmin):
     ACTS = {
         "review": ((DisputeState.OPEN,), "Examiner / Review"),
         "decide": ((DisputeState.UNDER_REVIEW, DisputeState.APPEALED), "Décider / Decide"),
+        "approve": (AWAITING, "Approuver la décision / Approve the decision"),
+        "refuse": (AWAITING, "Refuser la décision / Refuse the decision"),
         "appeal": ((DisputeState.DECIDED,), "Faire appel / Appeal"),
         "withdraw": ((DisputeState.OPEN, DisputeState.UNDER_REVIEW), "Retirer / Withdraw"),
     }
@@ -229,6 +251,8 @@ class DisputeAdmin(RecordAdmin):
         service = {
             "review": services.dispute_review,
             "decide": services.dispute_decide,
+            "approve": services.decision_approve,
+            "refuse": services.decision_refuse,
             "appeal": services.dispute_appeal,
             "withdraw": services.dispute_withdraw,
         }[act]

@@ -17,7 +17,15 @@ from casino.api.idempotency import idempotent
 from casino.api.permissions import OVERSIGHT, HoldsRole
 from casino.api.serializers import StrictSerializer
 from casino.disputes import services
-from casino.disputes.models import SUBJECTS, Decision, Dispute, DisputeState, DisputeStep, Evidence
+from casino.disputes.models import (
+    SUBJECTS,
+    Decision,
+    DecisionApproval,
+    Dispute,
+    DisputeState,
+    DisputeStep,
+    Evidence,
+)
 from casino.floor.api import FLOOR_READERS
 
 DISPUTE_READERS = tuple(dict.fromkeys((*FLOOR_READERS, *OVERSIGHT)))
@@ -39,8 +47,17 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
         fields = ["id", "name", "content_type", "size", "sha256", "added_by", "added_at"]
 
 
+class ApprovalSerializer(serializers.ModelSerializer[DecisionApproval]):
+    by = serializers.CharField(source="by.username")
+
+    class Meta:
+        model = DecisionApproval
+        fields = ["approved", "by", "at", "note"]
+
+
 class DecisionSerializer(serializers.ModelSerializer[Decision]):
     decided_by = serializers.CharField(source="decided_by.username")
+    approval = ApprovalSerializer(read_only=True, allow_null=True)
 
     class Meta:
         model = Decision
@@ -54,6 +71,9 @@ class DecisionSerializer(serializers.ModelSerializer[Decision]):
             "computed",
             "corrections",
             "override_reason",
+            "attempt",
+            "approval_grounds",
+            "approval",
         ]
 
 
@@ -178,7 +198,21 @@ DisputeDecide = _act(
     "DisputeDecide",
     services.dispute_decide,
     DecideInput,
-    "Rule: the chef de partie first, the commissioner on appeal. Corrections are movements.",
+    "Rule: the chef de partie first, the commissioner on appeal. Corrections are movements, "
+    "posted at once or, beyond the engine's computation or the règlement's threshold, once a "
+    "second approver approves.",
+)
+DecisionApprove = _act(
+    "DecisionApprove",
+    services.decision_approve,
+    NoteInput,
+    "The second approver (director or commissioner) approves the decision: its corrections move.",
+)
+DecisionRefuse = _act(
+    "DecisionRefuse",
+    services.decision_refuse,
+    NoteInput,
+    "The second approver refuses the decision: nothing moves; it is decided again.",
 )
 DisputeAppeal = _act(
     "DisputeAppeal", services.dispute_appeal, NoteInput, "Appeal to the police commissioner."

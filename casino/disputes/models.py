@@ -8,30 +8,44 @@ from __future__ import annotations
 
 import functools
 import operator
+from typing import Any
 
 import pgtrigger
 from django.conf import settings
 from django.db import models
 
 from audit.append_only import append_only
-from casino.floor.models import Coup, Movement, PostedReglement, Stake
+from casino.floor.models import Coup, Movement, PostedReglement, Shift, Stake
 from shoes.models import CardLaid, Pack
 
 
 class DisputeState(models.TextChoices):
     OPEN = "open", "ouverte / open"
     UNDER_REVIEW = "under_review", "en examen / under review"
+    AWAITING_APPROVAL = "awaiting_approval", "décision à approuver / decision awaiting approval"
     DECIDED = "decided", "décidée (chef de partie) / decided"
     APPEALED = "appealed", "en appel / appealed"
+    AWAITING_APPROVAL_APPEAL = (
+        "awaiting_approval_appeal",
+        "décision d'appel à approuver / appeal's decision awaiting approval",
+    )
     DECIDED_BY_COMMISSIONER = "decided_by_commissioner", "décidée par le commissaire / final"
     WITHDRAWN = "withdrawn", "retirée / withdrawn"
 
 
+# Every allowed move, each a recorded step. A decision whose corrections need a second approver
+# waits for them; a refusal of approval sends the dispute back to be decided again.
 TRANSITIONS = [
     (DisputeState.OPEN, DisputeState.UNDER_REVIEW),
     (DisputeState.UNDER_REVIEW, DisputeState.DECIDED),
+    (DisputeState.UNDER_REVIEW, DisputeState.AWAITING_APPROVAL),
+    (DisputeState.AWAITING_APPROVAL, DisputeState.DECIDED),
+    (DisputeState.AWAITING_APPROVAL, DisputeState.UNDER_REVIEW),
     (DisputeState.DECIDED, DisputeState.APPEALED),
     (DisputeState.APPEALED, DisputeState.DECIDED_BY_COMMISSIONER),
+    (DisputeState.APPEALED, DisputeState.AWAITING_APPROVAL_APPEAL),
+    (DisputeState.AWAITING_APPROVAL_APPEAL, DisputeState.DECIDED_BY_COMMISSIONER),
+    (DisputeState.AWAITING_APPROVAL_APPEAL, DisputeState.APPEALED),
     (DisputeState.OPEN, DisputeState.WITHDRAWN),
     (DisputeState.UNDER_REVIEW, DisputeState.WITHDRAWN),
 ]
@@ -109,6 +123,21 @@ class Dispute(models.Model):
     def subject_label(self) -> str:
         return f"{self.subject_name()} {self.subject()}"
 
+    def seance(self) -> Shift | None:
+        """The séance whose play is contested (for a pack, the last one that played it)."""
+        kind, record = self.subject_name(), self.subject()
+        if kind == "coup":
+            return record.shift  # type: ignore[attr-defined,no-any-return]
+        if kind == "stake":
+            return record.coup.shift  # type: ignore[attr-defined,no-any-return]
+        if kind == "pack":
+            last = record.coups.order_by("-id").select_related("shift").first()  # type: ignore[attr-defined]
+            return last.shift if last else None
+        if kind == "movement" and record.shift_id is None and record.reference.startswith("coup:"):  # type: ignore[attr-defined]
+            coup = Coup.objects.get(pk=int(record.reference.split(":")[1]))  # type: ignore[attr-defined]
+            return coup.shift
+        return record.shift  # type: ignore[attr-defined,no-any-return]
+
 
 class DisputeStep(models.Model):
     """One move of the dispute's state, with who made it and why."""
@@ -178,19 +207,63 @@ class Decision(models.Model):
     override_reason = models.TextField(
         blank=True, help_text="why the corrections differ from the engine's computation"
     )
+    attempt = models.PositiveSmallIntegerField(
+        default=1, help_text="a decision refused approval is followed by another, the next attempt"
+    )
+    approval_grounds = models.TextField(
+        blank=True,
+        help_text="why its corrections wait for a second approver (blank: posted when decided)",
+    )
 
     class Meta:
         ordering = ["decided_at", "id"]
         triggers = append_only()
         constraints = [
             models.UniqueConstraint(
-                fields=["dispute", "instance"], name="one_decision_per_instance"
+                fields=["dispute", "instance", "attempt"], name="one_decision_per_attempt"
             ),
             models.CheckConstraint(condition=~models.Q(reasoning=""), name="decision_reasoning"),
         ]
 
     def __str__(self) -> str:
         return f"{self.get_instance_display()} — {self.dispute}"
+
+    @property
+    def key_prefix(self) -> str:
+        """How the idempotency keys of the movements this decision posted begin."""
+        return f"{self.dispute.reference}:decision:{self.pk}:"
+
+    def movements(self) -> models.QuerySet[Movement]:
+        """The corrections this decision posted (none while it awaits approval or if refused)."""
+        return (
+            Movement.objects.filter(
+                reference=f"dispute:{self.dispute_id}", idempotency_key__startswith=self.key_prefix
+            )
+            .select_related("credit", "debit", "actor")
+            .order_by("id")
+        )
+
+
+class DecisionApproval(models.Model):
+    """The second approver's act on a decision whose corrections wait for one: the director or
+    the commissioner, neither the decider, nor the raiser, nor anyone who recorded the contested
+    acts. Until approved nothing moves; a refusal sends the dispute back to be decided again."""
+
+    decision = models.OneToOneField(Decision, on_delete=models.PROTECT, related_name="approval")
+    approved = models.BooleanField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+    note = models.TextField()
+
+    class Meta:
+        ordering = ["at", "id"]
+        verbose_name = "approbation / approval"
+        triggers = append_only()
+        constraints = [models.CheckConstraint(condition=~models.Q(note=""), name="approval_note")]
+
+    def __str__(self) -> str:
+        verdict = "approuvée / approved" if self.approved else "refusée / refused"
+        return f"{verdict} par / by {self.by}"
 
 
 def about_seances(shift_ids: list[int]) -> models.QuerySet[Dispute]:
@@ -201,6 +274,24 @@ def about_seances(shift_ids: list[int]) -> models.QuerySet[Dispute]:
         | models.Q(card__shift__in=shift_ids)
         | models.Q(movement__shift__in=shift_ids)
     )
+
+
+def corrections_posted(start: Any, end: Any) -> list[tuple[Decision, list[Movement]]]:
+    """The decisions whose corrections were posted in [start, end), with those movements."""
+    moves = (
+        Movement.objects.filter(kind=Movement.Kind.DISPUTE_CORRECTION, at__gte=start, at__lt=end)
+        .select_related("credit", "debit")
+        .order_by("id")
+    )
+    by_decision: dict[int, list[Movement]] = {}
+    for m in moves:
+        if ":decision:" in m.idempotency_key:
+            pk = int(m.idempotency_key.split(":decision:")[1].split(":")[0])
+            by_decision.setdefault(pk, []).append(m)
+    decisions = Decision.objects.filter(pk__in=by_decision).select_related(
+        "dispute", "decided_by", "approval__by"
+    )
+    return [(d, by_decision[d.pk]) for d in sorted(decisions, key=lambda d: d.pk)]
 
 
 def about_coup(coup: Coup) -> models.QuerySet[Dispute]:

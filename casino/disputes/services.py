@@ -1,8 +1,13 @@
-"""Every act of a dispute: raise, add evidence, review, decide, appeal, decide on appeal, withdraw.
+"""Every act of a dispute: raise, add evidence, review, decide, approve or refuse a decision,
+appeal, decide on appeal, withdraw.
 
 Who may do what (RULES.md §4, DESIGN.md Roles): staff raise disputes, for a patron or themselves;
-the chef de partie decides in the first instance, the police commissioner on appeal (final); nobody
-decides on a dispute about an act they recorded; the inspector only reads.
+the chef de partie reviews and decides in the first instance, the police commissioner on appeal
+(final); nobody reviews, decides or approves a dispute they raised or about an act they recorded.
+Corrections move money only between the accounts of the contested record. A decision departing
+from the engine's computation, or moving more than the règlement's threshold, waits for a second
+approver (the director or the commissioner) before anything moves. Only the raiser withdraws,
+unless they recorded the contested act. The inspector only reads.
 """
 
 from __future__ import annotations
@@ -13,12 +18,14 @@ from typing import Any
 
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.db.models import Q
 
 from audit.chain import audit_record
 from casino import clock
 from casino.disputes.models import (
     SUBJECTS,
     Decision,
+    DecisionApproval,
     Dispute,
     DisputeState,
     DisputeStep,
@@ -29,7 +36,7 @@ from casino.errors import Conflict, DomainError, NotFound, SegregationViolation
 from casino.floor.models import Account, Coup, Movement, PostedReglement, Stake
 from casino.floor.services import Entry, ledger_post
 from casino.people.roles import Role
-from casino.people.services import require_role, roles_of
+from casino.people.services import require_role
 from shoes.models import CardLaid, Pack
 
 RAISERS = (
@@ -40,14 +47,42 @@ RAISERS = (
     Role.DIRECTEUR,
     Role.COMITE,
 )
+APPROVERS = (Role.DIRECTEUR, Role.COMMISSAIRE)
 MAX_EVIDENCE_BYTES = 20 * 1024 * 1024
 FINAL = (DisputeState.DECIDED_BY_COMMISSIONER, DisputeState.WITHDRAWN)
+# By instance: where the dispute waits for approval, where it ends, where a refusal sends it back.
+PENDING = {
+    Decision.Instance.FIRST: DisputeState.AWAITING_APPROVAL,
+    Decision.Instance.APPEAL: DisputeState.AWAITING_APPROVAL_APPEAL,
+}
+DECIDED = {
+    Decision.Instance.FIRST: DisputeState.DECIDED,
+    Decision.Instance.APPEAL: DisputeState.DECIDED_BY_COMMISSIONER,
+}
+REFUSED = {
+    Decision.Instance.FIRST: DisputeState.UNDER_REVIEW,
+    Decision.Instance.APPEAL: DisputeState.APPEALED,
+}
 
 
 class InvalidDispute(DomainError):
     """A dispute, a piece of evidence or a decision that cannot be recorded as given."""
 
     code = "invalid_dispute"
+
+
+class CorrectionAccountRefused(DomainError):
+    """A correction moving money outside the contested record: the cage, the outside world, or
+    another table's or patron's account."""
+
+    code = "correction_account_refused"
+
+
+class NotTheRaiser(DomainError):
+    """Only the person who raised a dispute withdraws it."""
+
+    code = "not_the_raiser"
+    http_status = 403
 
 
 def _text(value: str, where: str, what: str) -> str:
@@ -110,6 +145,61 @@ def recorders(dispute: Dispute) -> set[int]:
     return people
 
 
+def _keep_apart(dispute: Dispute, actor: Any, act: str) -> None:
+    """Whoever raised the dispute or recorded the contested acts may not review, decide or
+    approve it."""
+    if actor.pk == dispute.raised_by_id:
+        raise SegregationViolation(
+            f"{actor.username} raised dispute {dispute.pk} and may not {act}", where="actor"
+        )
+    if actor.pk in recorders(dispute):
+        raise SegregationViolation(
+            f"{actor.username} recorded the contested act and may not {act}", where="actor"
+        )
+
+
+def correctable_accounts(dispute: Dispute) -> set[str]:
+    """The accounts a correction may move money between: the holders of the contested stakes (for
+    a coup, of its stakes and of the prisoners it settled; for a payment, the patron or seat it
+    paid or took from) and the bank, layout and prison of the table where it was played."""
+    kind, record = dispute.subject_name(), dispute.subject()
+    holders: set[int] = set()
+    if kind == "stake":
+        holders.add(record.holder_id)  # type: ignore[attr-defined]
+    elif kind == "movement":
+        holders |= {record.credit_id, record.debit_id}  # type: ignore[attr-defined]
+    else:
+        if kind == "pack":
+            coups = Coup.objects.filter(pack=record)
+        else:
+            coup = contested_coup_of(kind, record)
+            coups = Coup.objects.filter(pk=coup.pk if coup else None)
+        holders |= set(
+            Stake.objects.filter(Q(coup__in=coups) | Q(settlements__coup__in=coups)).values_list(
+                "holder_id", flat=True
+            )
+        )
+    shift = dispute.seance()
+    table_kinds = (Account.Kind.BANK, Account.Kind.LAYOUT, Account.Kind.PRISON)
+    found = Account.objects.filter(
+        Q(pk__in=holders, kind__in=(Account.Kind.PATRON, Account.Kind.SEAT))
+        | Q(table_id=shift.table_id if shift else None, kind__in=table_kinds)
+    )
+    return set(found.values_list("code", flat=True))
+
+
+def _within_record(dispute: Dispute, ordered: list[tuple[str, str, int]]) -> None:
+    allowed = correctable_accounts(dispute)
+    for i, (source, target, _) in enumerate(ordered):
+        outside = [code for code in (source, target) if code not in allowed]
+        if outside:
+            raise CorrectionAccountRefused(
+                f"{', '.join(outside)} is not an account of the contested record "
+                f"(only {', '.join(sorted(allowed))})",
+                where=f"corrections[{i}]",
+            )
+
+
 def _lock(dispute_id: int) -> Dispute:
     try:
         return Dispute.objects.select_for_update(of=("self",)).get(pk=dispute_id)
@@ -117,7 +207,14 @@ def _lock(dispute_id: int) -> Dispute:
         raise NotFound(f"dispute {dispute_id} does not exist", where="dispute") from None
 
 
-def _step(dispute: Dispute, actor: Any, to: DisputeState, note: str, **payload: Any) -> None:
+def _step(
+    dispute: Dispute,
+    actor: Any,
+    to: DisputeState,
+    note: str,
+    action: str = "",
+    **payload: Any,
+) -> None:
     step = DisputeStep.objects.create(
         dispute=dispute,
         at=clock.now(),
@@ -130,7 +227,7 @@ def _step(dispute: Dispute, actor: Any, to: DisputeState, note: str, **payload: 
     dispute.save(update_fields=["state"])
     audit_record(
         actor=actor,
-        action=f"dispute.{to}",
+        action=action or f"dispute.{to}",
         subject=dispute,
         payload={"from": step.from_state, "to": to.value, "note": note, **payload},
     )
@@ -221,6 +318,7 @@ def dispute_review(*, actor: Any, dispute_id: int, note: str) -> Dispute:
     require_role(actor, Role.CHEF_DE_PARTIE, act="reviewing a dispute")
     dispute = _lock(dispute_id)
     _expect(dispute, DisputeState.OPEN, act="reviewing")
+    _keep_apart(dispute, actor, "review it")
     _step(dispute, actor, DisputeState.UNDER_REVIEW, _text(note, "note", "a note"))
     return dispute
 
@@ -276,19 +374,18 @@ def dispute_decide(
 
     The engine replays the contested coup with the stakes as found; its difference with the
     recorded settlement is the correction ordered, unless the decider orders other ``corrections``
-    and says why. On appeal, the new ruling's corrections net what the first one moved."""
+    and says why. On appeal, the new ruling's corrections net what the first one moved. Corrections
+    departing from the engine, or moving more than the règlement's threshold, wait for a second
+    approver: until then nothing moves."""
     dispute = _lock(dispute_id)
     if dispute.state == DisputeState.APPEALED:
         require_role(actor, Role.COMMISSAIRE, act="deciding a dispute on appeal")
-        instance, to = Decision.Instance.APPEAL, DisputeState.DECIDED_BY_COMMISSIONER
+        instance = Decision.Instance.APPEAL
     else:
         require_role(actor, Role.CHEF_DE_PARTIE, act="deciding a dispute")
         _expect(dispute, DisputeState.UNDER_REVIEW, act="deciding")
-        instance, to = Decision.Instance.FIRST, DisputeState.DECIDED
-    if actor.pk in recorders(dispute):
-        raise SegregationViolation(
-            f"{actor.username} recorded the contested act and may not decide on it", where="actor"
-        )
+        instance = Decision.Instance.FIRST
+    _keep_apart(dispute, actor, "decide on it")
     numbers = {a["number"] for a in dispute.reglement.articles}
     if not isinstance(articles, list) or not articles:
         raise InvalidDispute("cite the articles applied", where="articles")
@@ -301,33 +398,35 @@ def dispute_decide(
     computed = recomputation(dispute, findings)
     if findings and computed is None:
         raise InvalidDispute("findings apply to a settled coup", where="findings")
+    engine = computed.corrections if computed else []
+    override = False
     if corrections is None:
-        if computed is None:
-            ordered: list[tuple[str, str, int]] = []
-        elif computed.touches_prison:
+        if computed is not None and computed.touches_prison:
             raise InvalidDispute(
                 "the rule's settlement moves money in or out of the prison, which the coups "
                 "after this one carried on: order the corrections yourself, with a reason",
                 where="corrections",
             )
-        else:
-            ordered = computed.corrections
+        ordered = engine
     else:
         ordered = _corrections(corrections)
-        if computed is None or sorted(ordered) != sorted(computed.corrections):
+        override = sorted(ordered) != sorted(engine)
+        if override:
             override_reason = _text(
                 override_reason, "override_reason", "a reason to depart from the computation"
             )
-    target: Counter[str] = Counter()
-    for source, destination, amount in ordered:
-        target[source] -= amount
-        target[destination] += amount
-    net = target.copy()
-    net.subtract(_applied(dispute))
-    by_code = {a.code: a for a in Account.objects.filter(code__in=list(net))}
+    _within_record(dispute, ordered)
+    moved = sum(amount for *_, amount in _net(dispute, ordered))
+    threshold = dispute.reglement.correction_approval_threshold
+    grounds = []
+    if override:
+        grounds.append("s'écarte du calcul / departs from the engine's computation")
+    if moved > threshold:
+        grounds.append(f"déplace / moves {moved} > seuil / threshold {threshold}")
     decision = Decision.objects.create(
         dispute=dispute,
         instance=instance,
+        attempt=dispute.decisions.filter(instance=instance).count() + 1,
         decided_by=actor,
         decided_at=clock.now(),
         articles=articles,
@@ -336,7 +435,39 @@ def dispute_decide(
         computed=computed.as_json() if computed else {},
         corrections=[list(c) for c in ordered],
         override_reason=override_reason.strip(),
+        approval_grounds="; ".join(grounds),
     )
+    ruling = {
+        "decision": decision.pk,
+        "articles": articles,
+        "findings": decision.findings,
+        "corrections": decision.corrections,
+        "override_reason": decision.override_reason,
+    }
+    if grounds:
+        _step(dispute, actor, PENDING[instance], reasoning, **ruling, awaiting_approval=grounds)
+        return decision
+    movements = _post(dispute, decision, actor)
+    _step(dispute, actor, DECIDED[instance], reasoning, **ruling, movements=movements)
+    _addendum(dispute, decision, actor, movements)
+    return decision
+
+
+def _net(dispute: Dispute, ordered: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+    """The transfers that bring the dispute's corrections to ``ordered``: on appeal, net of what
+    the first decision moved."""
+    target: Counter[str] = Counter()
+    for source, destination, amount in ordered:
+        target[source] -= amount
+        target[destination] += amount
+    target.subtract(_applied(dispute))
+    return transfers(target)
+
+
+def _post(dispute: Dispute, decision: Decision, actor: Any) -> list[list[Any]]:
+    """Post the decision's corrections, as ``[from, to, amount]``."""
+    net = _net(dispute, [(a, b, n) for a, b, n in decision.corrections])
+    by_code = {a.code: a for a in Account.objects.filter(code__in=[c for m in net for c in m[:2]])}
     movements = ledger_post(
         actor=actor,
         shift=None,  # after the séance's count: the séance's rundown stays as certified
@@ -347,22 +478,85 @@ def dispute_decide(
                 by_code[destination],
                 amount,
                 dispute.reference,
-                f"{dispute.reference}:{instance}:{i}",
+                f"{decision.key_prefix}{i}",
             )
-            for i, (source, destination, amount) in enumerate(transfers(net))
+            for i, (source, destination, amount) in enumerate(net)
         ],
+    )
+    return [[m.credit.code, m.debit.code, m.amount] for m in movements]
+
+
+def _addendum(dispute: Dispute, decision: Decision, actor: Any, movements: list[Any]) -> None:
+    """Corrections about a closed séance's play are reported in an addendum to its report (an open
+    séance's report will show them at its close)."""
+    shift = dispute.seance()
+    if movements and shift is not None and shift.closed_at is not None:
+        from casino.reports.services import addendum_request
+
+        addendum_request(
+            shift=shift,
+            decision=decision,
+            actor=actor,
+            reason=f"corrections sur contestation / dispute corrections ({dispute.reference})",
+        )
+
+
+def _awaiting(dispute_id: int, actor: Any, act: str) -> tuple[Dispute, Decision]:
+    """The dispute and its decision awaiting a second approver, who may give it."""
+    require_role(actor, *APPROVERS, act=f"{act} a dispute's decision")
+    dispute = _lock(dispute_id)
+    _expect(dispute, DisputeState.AWAITING_APPROVAL, DisputeState.AWAITING_APPROVAL_APPEAL, act=act)
+    _keep_apart(dispute, actor, f"be the second approver of its decision ({act})")
+    decision = dispute.decisions.order_by("-id").first()
+    assert decision is not None  # the state says one waits
+    if actor.pk in set(dispute.decisions.values_list("decided_by_id", flat=True)):
+        raise SegregationViolation(
+            f"{actor.username} decided on dispute {dispute.pk} and may not approve a decision "
+            "on it",
+            where="actor",
+        )
+    return dispute, decision
+
+
+@transaction.atomic
+def decision_approve(*, actor: Any, dispute_id: int, note: str) -> Decision:
+    """The second approver (director or commissioner) approves the decision: its corrections are
+    posted, and the dispute is decided."""
+    dispute, decision = _awaiting(dispute_id, actor, "approving")
+    note = _text(note, "note", "a note")
+    DecisionApproval.objects.create(
+        decision=decision, approved=True, by=actor, at=clock.now(), note=note
+    )
+    movements = _post(dispute, decision, actor)
+    _step(
+        dispute,
+        actor,
+        DECIDED[Decision.Instance(decision.instance)],
+        note,
+        action="dispute.decision_approved",
+        decision=decision.pk,
+        movements=movements,
+    )
+    _addendum(dispute, decision, actor, movements)
+    return decision
+
+
+@transaction.atomic
+def decision_refuse(*, actor: Any, dispute_id: int, note: str) -> Decision:
+    """The second approver refuses the decision: nothing moves, and the dispute goes back to be
+    decided again (under review, or on appeal)."""
+    dispute, decision = _awaiting(dispute_id, actor, "refusing")
+    note = _text(note, "note", "the reason for refusing")
+    DecisionApproval.objects.create(
+        decision=decision, approved=False, by=actor, at=clock.now(), note=note
     )
     _step(
         dispute,
         actor,
-        to,
-        reasoning,
+        REFUSED[Decision.Instance(decision.instance)],
+        note,
+        action="dispute.decision_refused",
         decision=decision.pk,
-        articles=articles,
-        findings=decision.findings,
-        corrections=decision.corrections,
-        override_reason=decision.override_reason,
-        movements=[[m.credit.code, m.debit.code, m.amount] for m in movements],
     )
     return decision
 
@@ -379,10 +573,20 @@ def dispute_appeal(*, actor: Any, dispute_id: int, note: str) -> Dispute:
 
 @transaction.atomic
 def dispute_withdraw(*, actor: Any, dispute_id: int, note: str) -> Dispute:
-    """Whoever raised it, or the chef de partie, withdraws a dispute not yet decided."""
+    """Whoever raised it withdraws a dispute not yet decided, unless they recorded the contested
+    act (they would be dropping a claim against their own record)."""
+    require_role(actor, *RAISERS, act="withdrawing a dispute")
     dispute = _lock(dispute_id)
-    if actor.pk != dispute.raised_by_id or not roles_of(actor):
-        require_role(actor, Role.CHEF_DE_PARTIE, act="withdrawing someone else's dispute")
+    if actor.pk != dispute.raised_by_id:
+        raise NotTheRaiser(
+            f"only {dispute.raised_by.username}, who raised dispute {dispute.pk}, may withdraw it",
+            where="actor",
+        )
+    if actor.pk in recorders(dispute):
+        raise SegregationViolation(
+            f"{actor.username} recorded the contested act and may not withdraw the dispute",
+            where="actor",
+        )
     _expect(dispute, DisputeState.OPEN, DisputeState.UNDER_REVIEW, act="withdrawing")
     _step(dispute, actor, DisputeState.WITHDRAWN, _text(note, "note", "a note"))
     return dispute

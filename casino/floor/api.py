@@ -80,6 +80,11 @@ class ReglementInput(StrictSerializer):
     spec = serializers.JSONField(help_text="a preset name or {preset, overrides}")
     effective_from = serializers.DateField()
     articles = serializers.ListField(child=serializers.DictField(), required=False)
+    correction_approval_threshold = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        help_text="minor units: a dispute's corrections moving more need a second approver",
+    )
 
 
 class ReglementPost(APIView):

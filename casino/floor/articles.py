@@ -18,8 +18,8 @@ def _amount(minor: int) -> str:
     return f"{minor / 100:.2f}"
 
 
-def articles_for(r: Reglement) -> list[Article]:
-    """The articles of the Trente-et-Quarante part of the règlement ``r``."""
+def articles_for(r: Reglement, *, correction_approval_threshold: int) -> list[Article]:
+    """The articles of the Trente-et-Quarante part of the règlement ``r``, and of its disputes."""
     out: list[tuple[str, str]] = [
         (
             "Les mises se font sur rouge, noir, couleur et inverse, dans les limites affichées à la "
@@ -151,6 +151,16 @@ def articles_for(r: Reglement) -> list[Article]:
             "le commissaire de police.",
             "Every error, by the bank or a player, is examined and, when contested, settled "
             "under this règlement by the chef de partie, then by the police commissioner.",
+        )
+    )
+    out.append(
+        (
+            "Une correction qui s'écarte du calcul selon le règlement, ou qui déplace plus de "
+            f"{_amount(correction_approval_threshold)} en tout, n'est passée qu'une fois "
+            "approuvée par un second approbateur, le directeur ou le commissaire de police.",
+            "A correction that departs from the computation under this règlement, or that moves "
+            f"more than {_amount(correction_approval_threshold)} in all, is posted only once a "
+            "second approver, the director or the police commissioner, has approved it.",
         )
     )
     return [Article(number=str(i), fr=fr, en=en) for i, (fr, en) in enumerate(out, start=1)]

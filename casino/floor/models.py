@@ -29,6 +29,11 @@ def _engine(parameters: str) -> Reglement:
     return Reglement.from_json(parameters)
 
 
+# A dispute's corrections moving more than this (minor units) wait for a second approver, unless
+# the posted règlement says otherwise.
+CORRECTION_APPROVAL_THRESHOLD = 100_000
+
+
 class PostedReglement(models.Model):
     """A version of the règlement de police as posted in the room: numbered articles (French,
     English alongside) and the engine's parameters, approved for posting by a commissioner.
@@ -46,6 +51,10 @@ class PostedReglement(models.Model):
     supersedes = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
     )
+    correction_approval_threshold = models.PositiveBigIntegerField(
+        default=CORRECTION_APPROVAL_THRESHOLD,
+        help_text="minor units: a dispute's corrections moving more need a second approver",
+    )
 
     class Meta:
         ordering = ["name", "-version"]
@@ -54,7 +63,11 @@ class PostedReglement(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["name", "version"], name="one_version_number_per_reglement"
-            )
+            ),
+            models.CheckConstraint(
+                condition=models.Q(correction_approval_threshold__gte=1),
+                name="correction_threshold_positive",
+            ),
         ]
         triggers = append_only()
 

@@ -18,6 +18,7 @@ from casino import clock
 from casino.errors import Conflict, DomainError, NotFound, SegregationViolation
 from casino.floor.articles import Article, articles_for
 from casino.floor.models import (
+    CORRECTION_APPROVAL_THRESHOLD,
     Account,
     CashTransfer,
     CountSignature,
@@ -96,14 +97,26 @@ def reglement_post(
     spec: Any,
     effective_from: dt.date,
     articles: list[Article] | None = None,
+    correction_approval_threshold: int = CORRECTION_APPROVAL_THRESHOLD,
 ) -> PostedReglement:
-    """Post a new version of the règlement ``name``: the commissioner approves its posting."""
+    """Post a new version of the règlement ``name``: the commissioner approves its posting.
+    ``correction_approval_threshold`` (minor units): a dispute's corrections moving more need a
+    second approver."""
     require_role(actor, Role.COMMISSAIRE, act="approving the posting of a règlement")
     try:
         engine = reglement(spec)
     except GameError as exc:
         raise InvalidReglementPosting(exc.message, where=exc.where) from None
-    articles = articles if articles is not None else articles_for(engine)
+    threshold = correction_approval_threshold
+    if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 1:
+        raise InvalidReglementPosting(
+            f"{threshold!r} is not a positive amount", where="correction_approval_threshold"
+        )
+    articles = (
+        articles
+        if articles is not None
+        else articles_for(engine, correction_approval_threshold=threshold)
+    )
     _check_articles(articles)
     previous = (
         PostedReglement.objects.select_for_update().filter(name=name).order_by("-version").first()
@@ -117,6 +130,7 @@ def reglement_post(
         approved_by=actor,
         approved_at=clock.now(),
         supersedes=previous,
+        correction_approval_threshold=threshold,
     )
     audit_record(
         actor=actor,
@@ -129,6 +143,7 @@ def reglement_post(
             "articles": articles,
             "effective_from": effective_from,
             "supersedes": previous.pk if previous else None,
+            "correction_approval_threshold": threshold,
         },
     )
     return posted

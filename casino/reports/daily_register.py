@@ -10,18 +10,24 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from casino.disputes.models import corrections_posted
 from casino.floor.models import Shift
 from casino.floor.selectors import shift_figures
 from casino.floor.services import rundown
 from casino.reports.models import RegisterSignOff, Report
-from casino.reports.pdf import WIDTH, Document, grid, heading, para, text
+from casino.reports.pdf import SMALL, WIDTH, Document, grid, heading, para, text
 from casino.reports.shift_report import key_values, local, money, person
+
+
+def _bounds(day: dt.date) -> tuple[dt.datetime, dt.datetime]:
+    """The day from midnight to midnight, in the casino's time zone."""
+    start = dt.datetime.combine(day, dt.time.min, tzinfo=timezone.get_current_timezone())
+    return start, start + dt.timedelta(days=1)
 
 
 def shifts_of_day(day: dt.date) -> QuerySet[Shift]:
     """The séances of a gaming day: those opened on that date, in the casino's time zone."""
-    zone = timezone.get_current_timezone()
-    start = dt.datetime.combine(day, dt.time.min, tzinfo=zone)
+    start, _ = _bounds(day)
     return (
         Shift.objects.filter(opened_at__gte=start, opened_at__lt=start + dt.timedelta(days=1))
         .select_related("table", "opened_by")
@@ -72,6 +78,7 @@ def register_document(report: Report) -> Document:
         )
     rows.append(["", "total", "", "", money(total_drop), money(total_win), "", ""])
     doc.add(grid(rows, [30, 60, 130, 35, 65, 70, 50, WIDTH - 440]))
+    _corrections(doc, report.day)
     doc.add(heading("Certifié exact", "Certified exact"))
     sign_offs = RegisterSignOff.objects.filter(
         day=report.day, at__lte=report.requested_at
@@ -96,3 +103,41 @@ def register_document(report: Report) -> Document:
             )
         )
     return doc
+
+
+def _corrections(doc: Document, day: dt.date) -> None:
+    """Corrections decided on disputes, on the day they were posted (outside any séance, so in no
+    rundown): the dispute, its séance, who decided, who approved, the movements."""
+    doc.add(heading("Corrections sur contestation", "Dispute corrections"))
+    rows: list[list[Any]] = [
+        ["contestation", "table, séance", "décidée par", "approuvée par", "mouvements / movements"]
+    ]
+    for decision, movements in corrections_posted(*_bounds(day)):
+        dispute = decision.dispute
+        shift = dispute.seance()
+        approval = getattr(decision, "approval", None)
+        rows.append(
+            [
+                para(text(f"{dispute.pk} ({decision.get_instance_display()})"), SMALL),
+                para(
+                    text(f"{shift.table.number}, {local(shift.opened_at)}" if shift else "-"),
+                    SMALL,
+                ),
+                para(text(person(decision.decided_by)), SMALL),
+                para(
+                    text(person(approval.by) if approval else "non requise / not required"), SMALL
+                ),
+                para(
+                    text(
+                        "; ".join(
+                            f"{m.credit.code} -> {m.debit.code}: {money(m.amount)}"
+                            for m in movements
+                        )
+                    ),
+                    SMALL,
+                ),
+            ]
+        )
+    if len(rows) == 1:
+        rows.append(["", "aucune / none", "", "", ""])
+    doc.add(grid(rows, [70, 85, 95, 95, WIDTH - 345]))

@@ -37,7 +37,7 @@ from shoes.services import composition
 
 
 def _shifts(report: Report) -> QuerySet[Shift]:
-    if report.kind == Report.Kind.SHIFT:
+    if report.shift_id is not None:  # a séance's report or an addendum to it
         return Shift.objects.filter(pk=report.shift_id)
     from casino.reports.daily_register import shifts_of_day
 

@@ -1,6 +1,7 @@
-"""Signed PDF reports: a séance's report and the day's register (registre de contrôle), each in
-numbered versions. A version is requested in the transaction of what causes it (a séance closed, a
-regeneration, the register's sign-offs) and rendered once by a worker; the signed file's SHA-256
+"""Signed PDF reports: a séance's report, its addenda (corrections decided on a dispute about its
+play, after its close) and the day's register (registre de contrôle), each in numbered versions.
+A version is requested in the transaction of what causes it (a séance closed, a correction posted,
+a regeneration, the register's sign-offs) and rendered once by a worker; the signed file's SHA-256
 enters the audit chain."""
 
 from __future__ import annotations
@@ -18,12 +19,21 @@ class Report(models.Model):
     class Kind(models.TextChoices):
         SHIFT = "shift", "rapport de séance / shift report"
         REGISTER = "register", "registre de contrôle / daily register"
+        ADDENDUM = "addendum", "addendum au rapport de séance / addendum to the shift report"
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     shift = models.ForeignKey(
         Shift, null=True, blank=True, on_delete=models.PROTECT, related_name="reports"
     )
     day = models.DateField(null=True, blank=True, help_text="the gaming day of a register")
+    decision = models.ForeignKey(
+        "disputes.Decision",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="the decision whose corrections an addendum reports",
+    )
     version = models.PositiveIntegerField()
     requested_at = models.DateTimeField()
     requested_by = models.ForeignKey(
@@ -52,8 +62,15 @@ class Report(models.Model):
             models.UniqueConstraint(fields=["shift", "version"], name="one_shift_report_version"),
             models.UniqueConstraint(fields=["day", "version"], name="one_register_version"),
             models.CheckConstraint(
-                condition=models.Q(kind="shift", shift__isnull=False, day__isnull=True)
-                | models.Q(kind="register", shift__isnull=True, day__isnull=False),
+                condition=models.Q(
+                    kind="shift", shift__isnull=False, day__isnull=True, decision__isnull=True
+                )
+                | models.Q(
+                    kind="register", shift__isnull=True, day__isnull=False, decision__isnull=True
+                )
+                | models.Q(
+                    kind="addendum", shift__isnull=False, day__isnull=True, decision__isnull=False
+                ),
                 name="report_subject",
             ),
         ]
@@ -72,7 +89,7 @@ class Report(models.Model):
         ]
 
     def __str__(self) -> str:
-        subject = f"séance {self.shift_id}" if self.kind == self.Kind.SHIFT else f"{self.day}"
+        subject = f"séance {self.shift_id}" if self.shift_id else f"{self.day}"
         return f"{self.get_kind_display()} {subject} v{self.version}"
 
     @property

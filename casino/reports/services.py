@@ -56,6 +56,7 @@ def _request(
     head: AuditEvent,
     shift: Shift | None = None,
     day: dt.date | None = None,
+    decision: Any = None,
 ) -> Report:
     version = _next_version(shift=shift) if shift else _next_version(day=day)
     message = enqueue(
@@ -68,6 +69,7 @@ def _request(
         kind=kind,
         shift=shift,
         day=day,
+        decision=decision,
         version=version,
         requested_at=clock.now(),
         requested_by=actor,
@@ -101,6 +103,32 @@ def shift_report_request(*, shift: Shift, actor: Any, reason: str) -> Report:
         chain_from=opened.seq,
         head=closed,
         shift=shift,
+    )
+
+
+def addendum_request(*, shift: Shift, decision: Any, actor: Any, reason: str) -> Report:
+    """An addendum to a closed séance's report: the corrections a dispute's decision posted after
+    its close, as the next version of the séance's reports. Its checkpoint is the chain as it
+    stands (the posting included), from the dispute's first event."""
+    Shift.objects.select_for_update(of=("self",)).get(pk=shift.pk)
+    if shift.closed_at is None:
+        raise Conflict(f"séance {shift.pk} is not closed: its report comes at close", where="shift")
+    head = _chain_head()
+    raised = (
+        AuditEvent.objects.filter(
+            subject_type="disputes.dispute", subject_id=str(decision.dispute_id)
+        )
+        .order_by("seq")
+        .first()
+    )
+    return _request(
+        kind=Report.Kind.ADDENDUM,
+        actor=actor,
+        reason=reason,
+        chain_from=raised.seq if raised else head.seq,
+        head=head,
+        shift=shift,
+        decision=decision,
     )
 
 
@@ -145,6 +173,11 @@ def report_regenerate(*, actor: Any, report_id: int, reason: str) -> Report:
     if report.kind == Report.Kind.SHIFT:
         assert report.shift is not None
         return shift_report_request(shift=report.shift, actor=actor, reason=reason)
+    if report.kind == Report.Kind.ADDENDUM:
+        assert report.shift is not None
+        return addendum_request(
+            shift=report.shift, decision=report.decision, actor=actor, reason=reason
+        )
     assert report.day is not None
     return register_request(day=report.day, actor=actor, reason=reason)
 
@@ -187,6 +220,7 @@ def _write(name: str, data: bytes) -> None:
 
 def report_render(*, version: int, shift: int | None = None, day: str | None = None) -> Report:
     """Render and sign one version, once; called by the outbox task in its transaction."""
+    from casino.reports.addendum import addendum_document
     from casino.reports.daily_register import register_document
     from casino.reports.shift_report import shift_document
 
@@ -196,9 +230,11 @@ def report_render(*, version: int, shift: int | None = None, day: str | None = N
     report = Report.objects.select_for_update().get(version=version, **subject)
     if report.rendered_at is not None:
         return report
-    document = (
-        shift_document(report) if report.kind == Report.Kind.SHIFT else register_document(report)
-    )
+    document = {
+        Report.Kind.SHIFT: shift_document,
+        Report.Kind.ADDENDUM: addendum_document,
+        Report.Kind.REGISTER: register_document,
+    }[Report.Kind(report.kind)](report)
     pdf, pages = document.render()
     pause = float(os.environ.get(PAUSE_ENV) or 0)
     if pause:
@@ -212,6 +248,8 @@ def report_render(*, version: int, shift: int | None = None, day: str | None = N
     )
     digest = hashlib.sha256(signed).hexdigest()
     subject_name = f"shift-{report.shift_id}" if report.shift_id else f"register-{report.day}"
+    if report.kind == Report.Kind.ADDENDUM:
+        subject_name += "-addendum"
     name = f"reports/{subject_name}-v{report.version}.pdf"
     _write(name, signed)
     report.rendered_at = clock.now()

@@ -366,7 +366,9 @@ def _rundown(doc: Document, shift: Shift) -> None:
 
 
 def _disputes(doc: Document, shift: Shift) -> None:
-    found = about_seances([shift.pk]).prefetch_related("decisions__decided_by")
+    found = about_seances([shift.pk]).prefetch_related(
+        "decisions__decided_by", "decisions__approval__by"
+    )
     doc.add(heading("Contestations", "Disputes"))
     rows: list[list[Any]] = [
         ["no", "objet, réclamation / subject, claim", "état / state", "décisions / decisions"]
@@ -380,6 +382,7 @@ def _disputes(doc: Document, shift: Shift) -> None:
                     "; ".join(f"{a} -> {b}: {money(n)}" for a, b, n in d.corrections)
                     or "aucune / none"
                 )
+                + _approval_of(d)
             )
             for d in dispute.decisions.all()
         )
@@ -394,6 +397,17 @@ def _disputes(doc: Document, shift: Shift) -> None:
     if len(rows) == 1:
         rows.append(["", "aucune / none", "", ""])
     doc.add(grid(rows, [22, 190, 90, WIDTH - 302]))
+
+
+def _approval_of(decision: Any) -> str:
+    """A decision's second approval, when its corrections needed one."""
+    if not decision.approval_grounds:
+        return ""
+    approval = getattr(decision, "approval", None)
+    if approval is None:
+        return " (en attente d'approbation / awaiting approval)"
+    verdict = "approuvée / approved" if approval.approved else "refusée / refused"
+    return f" ({verdict}: {person(approval.by)} {local(approval.at)})"
 
 
 def _anomalies(doc: Document, shift: Shift, packs: list[Pack]) -> None:

@@ -12,15 +12,15 @@ from audit.models import AuditEvent
 from casino.disputes.models import Decision, Dispute, DisputeState
 from casino.disputes.services import (
     InvalidDispute,
+    decision_approve,
     dispute_appeal,
     dispute_decide,
     dispute_raise,
     dispute_review,
-    dispute_withdraw,
     evidence_add,
     recomputation,
 )
-from casino.errors import Conflict, RoleRequired, SegregationViolation
+from casino.errors import RoleRequired, SegregationViolation
 from casino.floor.coups import (
     coup_close_betting,
     coup_lay_card,
@@ -156,8 +156,6 @@ def test_an_appeal_overrides_the_first_decision_with_corrections_netting_it(cast
     ]
     dispute.refresh_from_db()
     assert dispute.state == DisputeState.DECIDED_BY_COMMISSIONER
-    with pytest.raises(Conflict):
-        dispute_withdraw(actor=cast.chef, dispute_id=dispute.pk, note="too late")
 
 
 def test_an_override_needs_a_reason(cast, disputed):
@@ -177,9 +175,12 @@ def test_an_override_needs_a_reason(cast, disputed):
         articles=[first_article(dispute)],
         reasoning="a gesture",
         corrections=[["T1:bank", "T1:seat:3", 500]],
-        override_reason="commercial gesture approved by the director",
+        override_reason="commercial gesture",
     )
     assert decision.override_reason
+    # Departing from the rule's computation waits for a second approver: nothing moves yet.
+    assert dispute_movements(dispute) == []
+    decision_approve(actor=cast.directeur, dispute_id=dispute.pk, note="gesture approved")
     assert dispute_movements(dispute) == [("T1:bank", "T1:seat:3", 500)]
 
 
@@ -199,7 +200,9 @@ def test_who_may_decide(cast, shift, sixain_in_play):
     dispute = dispute_raise(
         actor=cast.croupier, subject="stake", subject_id=stake.pk, claim="collected in error"
     )
-    dispute_review(actor=both, dispute_id=dispute.pk, note="taken up")
+    with pytest.raises(SegregationViolation, match="recorded the contested act"):
+        dispute_review(actor=both, dispute_id=dispute.pk, note="mine to examine")
+    dispute_review(actor=cast.chef, dispute_id=dispute.pk, note="taken up")
     with pytest.raises(SegregationViolation, match="recorded the contested act"):
         dispute_decide(actor=both, dispute_id=dispute.pk, articles=["1"], reasoning="mine")
     with pytest.raises(RoleRequired):
