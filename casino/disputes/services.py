@@ -105,7 +105,7 @@ def _subject(kind: str, pk: int) -> tuple[dict[str, Any], PostedReglement]:
     if coup is not None:
         reglement = coup.reglement
     elif kind in ("movement", "card") and record.shift_id is not None:
-        reglement = record.shift.table.reglement  # the table's version today, for want of a coup
+        reglement = record.shift.reglement  # the version its séance opened under
     else:
         raise InvalidDispute(
             f"{kind} {pk} was not played under a règlement: contest the coup it belongs to",

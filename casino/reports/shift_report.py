@@ -73,8 +73,7 @@ def shift_document(report: Report) -> Document:
         f"version {report.version} - chaîne d'audit / audit chain #{report.chain_to} "
         f"{report.head_hash[:16]}...",
     )
-    coups = Coup.objects.filter(shift=shift)
-    reglement = coups.first().reglement if coups.exists() else table.reglement  # type: ignore[union-attr]
+    reglement = shift.reglement
     packs = list(
         Pack.objects.filter(Q(coups__shift=shift) | Q(events__shift=shift))
         .distinct()
@@ -101,7 +100,7 @@ def _seance(doc: Document, report: Report, shift: Shift, reglement: Any, packs: 
                 ("Casino", settings.CASINO_NAME),
                 ("Licence / licence", settings.CASINO_LICENCE),
                 ("Table / table", f"{table.number} - {table.get_game_display()}"),
-                ("Limites / limits", f"{money(table.min_stake)} - {money(table.max_stake)}"),
+                ("Limites / limits", f"{money(shift.min_stake)} - {money(shift.max_stake)}"),
                 (
                     "Ouverture / opened",
                     f"{local(shift.opened_at)} par / by {person(shift.opened_by)}",
@@ -498,7 +497,7 @@ def _charts(doc: Document, shift: Shift) -> None:
     doc.add(drawing)
 
     coup = Coup.objects.filter(shift=shift).select_related("reglement").first()
-    rules = (coup.reglement if coup else shift.table.reglement).engine()
+    rules = (coup.reglement if coup else shift.reglement).engine()
     mean, sd, drop = expected_result(shift, rules)
     figures = shift_figures(shift)
     doc.add(heading("Hold réel et attendu", "Actual vs. expected hold"))

@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('disputes', '0002_decision_second_approver'),
-        ('floor', '0004_postedreglement_correction_threshold'),
+        ('floor', '0006_postedreglement_correction_threshold'),
         ('outbox', '0001_initial'),
         ('reports', '0001_initial'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),

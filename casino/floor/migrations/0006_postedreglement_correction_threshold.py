@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("floor", "0003_duties"),
+        ("floor", "0005_signatures_are_own_acts"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
