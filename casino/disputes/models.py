@@ -103,6 +103,28 @@ class Dispute(models.Model):
                 field="state",
                 transitions=[(a.value, b.value) for a, b in TRANSITIONS],
             ),
+            # Out of approval only through the second approver's recorded act: approved to be
+            # decided, refused to go back (not a service with a bug, not raw SQL).
+            pgtrigger.Trigger(
+                name="approval_recorded",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Update,
+                condition=pgtrigger.Condition(
+                    "OLD.state IN ('awaiting_approval', 'awaiting_approval_appeal') "
+                    "AND NEW.state IS DISTINCT FROM OLD.state"
+                ),
+                func="""
+                IF NOT EXISTS (
+                    SELECT 1 FROM disputes_decisionapproval a
+                    JOIN disputes_decision d ON d.id = a.decision_id
+                    WHERE d.id = (SELECT max(id) FROM disputes_decision WHERE dispute_id = NEW.id)
+                      AND a.approved = (NEW.state IN ('decided', 'decided_by_commissioner'))
+                ) THEN
+                    RAISE EXCEPTION 'dispute %: no approval recorded for its last decision', NEW.id;
+                END IF;
+                RETURN NEW;
+                """,
+            ),
         ]
 
     def __str__(self) -> str:
