@@ -491,9 +491,12 @@ def account_password_change(*, user: User, old_password: str, new_password: str)
 # --- maintenance (management commands, run on the server) -------------------------------------
 
 
+Person = tuple[str, str] | tuple[str, str, str]  # username, full name[, licence number]
+
+
 @transaction.atomic
 def people_bootstrap(
-    *, directeur: tuple[str, str], commissaire: tuple[str, str], inspecteur: tuple[str, str]
+    *, directeur: Person, commissaire: Person, inspecteur: Person
 ) -> dict[str, str]:
     """A house with nobody yet: its first director, commissioner and inspector, and their setup
     codes (username -> code). Refused once anyone holds one of those roles."""
@@ -507,9 +510,13 @@ def people_bootstrap(
             where="bootstrap",
         )
     codes = {}
-    for role, (username, full_name) in first.items():
+    for role, (username, full_name, *licence) in first.items():
         user = _create(
-            actor=None, username=username, full_name=full_name, roles=[role], licence_number=""
+            actor=None,
+            username=username,
+            full_name=full_name,
+            roles=[role],
+            licence_number=licence[0] if licence else "",
         )
         codes[username], _row = _issue_code(issuer=None, user=user)
     audit_record(actor=None, action="people.bootstrapped", payload={"people": sorted(codes)})
