@@ -43,3 +43,20 @@ def report(title: str, rows: list[tuple[str, str]]) -> None:
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"  {label:<{width}}  {value}")
+
+
+def bench_house(prefix: str) -> tuple[object, object]:
+    """The house's director and commissioner: bootstrapped on the fresh database, then reused."""
+    from django.contrib.auth.models import User
+
+    from casino.people.services import people_bootstrap
+
+    if not User.objects.filter(groups__name="directeur").exists():
+        people_bootstrap(
+            directeur=(f"{prefix}-directeur", "directeur"),
+            commissaire=(f"{prefix}-commissaire", "commissaire"),
+            inspecteur=(f"{prefix}-inspecteur", "inspecteur"),
+        )
+    directeur = User.objects.filter(groups__name="directeur").order_by("pk").first()
+    commissaire = User.objects.filter(groups__name="commissaire").order_by("pk").first()
+    return directeur, commissaire
