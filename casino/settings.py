@@ -55,17 +55,18 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 REDIS_URL = redis_url("REDIS_URL", _redis_url)
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "casino.people.admin_app.CasinoAdminConfig",  # the admin, with the second factor (people/adminsite)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "pgtrigger",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "casino.people",
     "casino.outbox",
     "casino.api",
@@ -84,6 +85,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): a second factor was given
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -105,6 +107,16 @@ TEMPLATES = [
         },
     },
 ]
+
+# Who gets in (casino/people, README "Roles"). API tokens live a shift; setup codes three days;
+# a username is refused from an address after LOGIN_FAILURE_LIMIT failures since its last success,
+# for LOGIN_LOCKOUT_MINUTES after the last failure.
+API_TOKEN_HOURS = env_int("API_TOKEN_HOURS", 12, minimum=1)
+SETUP_CODE_HOURS = env_int("SETUP_CODE_HOURS", 72, minimum=1)
+LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1)
+OTP_TOTP_ISSUER = os.environ.get("CASINO_NAME", "Casino de démonstration")
+LOGIN_URL = "admin:login"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -145,8 +157,8 @@ CASINO_LICENCE = os.environ.get("CASINO_LICENCE", "DEMO-0000")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "casino.api.authentication.ApiTokenAuthentication",
+        "casino.api.authentication.VerifiedSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

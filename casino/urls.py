@@ -1,18 +1,20 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
 
 from audit import api as audit_api
 from casino.disputes import api as disputes_api
 from casino.floor import api as floor_api
 from casino.people import api as people_api
+from casino.people.views import account_setup_view
 from casino.police import api as police_api
 from casino.reports import api as reports_api
 from shoes import api as shoes_api
 
 api_v1 = [
-    path("token", obtain_auth_token, name="api-token"),
+    path("token", people_api.TokenObtain.as_view(), name="api-token"),
+    path("logout", people_api.Logout.as_view(), name="api-logout"),
+    path("tokens", people_api.TokenList.as_view(), name="api-tokens"),
     path("me", people_api.Me.as_view(), name="me"),
     path("audit/events", audit_api.AuditEventList.as_view(), name="audit-events"),
     path("audit/verify", audit_api.ChainVerify.as_view(), name="audit-verify"),
@@ -94,6 +96,7 @@ api_v1 = [
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("account/setup/", account_setup_view, name="account-setup"),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

@@ -14,7 +14,6 @@ from urllib.parse import quote
 
 import pytest
 from django.conf import settings
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from casino.floor.models import PostedReglement
@@ -26,6 +25,7 @@ from casino.floor.services import (
     shift_open,
     table_create,
 )
+from casino.people.tokens import token_issue
 from shoes.models import PackKind
 from shoes.services import pack_cut, pack_open, pack_receive, pack_shuffle, pack_store, seal_verify
 from tests.actors import Cast, make_cast
@@ -64,13 +64,16 @@ def _signing_keys_configured(settings, signing_keys: dict[str, Path]) -> None:  
 
 @pytest.fixture
 def api(cast: Cast):  # type: ignore[no-untyped-def]
-    """``api(user)`` is an API client authenticated by that user's token."""
+    """``api(user)`` is an API client authenticated by a token of that user (``api(None)``:
+    anonymous). One token per user per test, issued as the token endpoint issues it."""
+    keys: dict[int, str] = {}
 
     def client_for(user):  # type: ignore[no-untyped-def]
         client = APIClient()
         if user is not None:
-            token, _ = Token.objects.get_or_create(user=user)
-            client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+            if user.pk not in keys:
+                keys[user.pk] = token_issue(user=user)[1]
+            client.credentials(HTTP_AUTHORIZATION=f"Token {keys[user.pk]}")
         return client
 
     return client_for

@@ -1,82 +1,257 @@
-"""Staff in the admin: roles are changed through ``staff_set_roles`` (segregation, audit)."""
+"""People in the admin: shown read-only; every change is a button whose form calls a service.
+
+No password, activity flag, staff or superuser flag, group or employer is edited here: the services
+(``casino/people/services.py``) decide who may do what, and audit it. A setup code is shown once on
+the page that issued it, never stored in a message or a cookie.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
-from django.contrib import admin
-from django.contrib.auth.admin import UserAdmin
+from django.contrib import admin, messages
 from django.contrib.auth.models import Group, User
-from django.http import HttpRequest
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import path, reverse
+from django.utils.html import format_html_join
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from casino.admin_base import RecordAdmin
 from casino.errors import DomainError
-from casino.people.models import StaffProfile
-from casino.people.roles import Role, check_compatible
-from casino.people.services import roles_of, staff_set_roles
+from casino.people import services
+from casino.people.models import SetupCode, StaffProfile
+from casino.people.roles import Role
+from casino.people.services import held_roles
+
+ROLE_CHOICES = [(r.value, r.label) for r in Role]
 
 
-class StaffProfileInline(admin.StackedInline):  # type: ignore[type-arg]
-    model = StaffProfile
-    can_delete = False
-
-
-class StaffChangeForm(UserAdmin.form):  # type: ignore[name-defined,misc]
+class RolesForm(forms.Form):
     roles = forms.MultipleChoiceField(
-        choices=[(r.value, r.label) for r in Role],
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        label="Rôles / Roles",
+        choices=ROLE_CHOICES, required=False, widget=forms.CheckboxSelectMultiple, label="Rôles"
     )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if self.instance.pk:
-            self.fields["roles"].initial = [r.value for r in roles_of(self.instance)]
 
-    def clean_roles(self) -> list[str]:
-        roles: list[str] = self.cleaned_data["roles"]
-        try:
-            check_compatible(roles)
-        except DomainError as exc:
-            raise forms.ValidationError(exc.message) from None
-        return roles
+class ProfileForm(forms.Form):
+    full_name = forms.CharField(label="Nom complet / full name", max_length=200)
+    licence_number = forms.CharField(
+        label="Agrément ou commission / licence or warrant", max_length=60, required=False
+    )
+
+
+class CreateForm(ProfileForm):
+    username = forms.CharField(label="Identifiant / username", max_length=150)
+    roles = RolesForm.base_fields["roles"]
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(label="Motif / reason", max_length=200)
+
+
+class ConfirmForm(forms.Form):
+    confirm = forms.BooleanField(label="Confirmer / confirm", required=True)
+
+
+# The acts on a person: (url name, button label, form, service call returning (message, code)).
+Act = Callable[[HttpRequest, User, dict[str, Any]], tuple[str, str | None]]
+
+
+def _roles(request: HttpRequest, user: User, data: dict[str, Any]) -> tuple[str, str | None]:
+    services.staff_set_roles(actor=request.user, user=user, roles=[Role(r) for r in data["roles"]])
+    return "Rôles enregistrés / Roles recorded", None
+
+
+def _profile(request: HttpRequest, user: User, data: dict[str, Any]) -> tuple[str, str | None]:
+    services.staff_change_profile(actor=request.user, user=user, **data)
+    return "Profil enregistré / Profile recorded", None
+
+
+def _activate(request: HttpRequest, user: User, data: dict[str, Any]) -> tuple[str, str | None]:
+    return "Compte activé / Account activated", services.staff_activate(
+        actor=request.user, user=user
+    )
+
+
+def _deactivate(request: HttpRequest, user: User, data: dict[str, Any]) -> tuple[str, str | None]:
+    services.staff_deactivate(actor=request.user, user=user, reason=data["reason"])
+    return "Compte désactivé / Account deactivated", None
+
+
+def _reset(request: HttpRequest, user: User, data: dict[str, Any]) -> tuple[str, str | None]:
+    code = services.staff_reset_credentials(actor=request.user, user=user)
+    if code is None:
+        return (
+            "Identifiants effacés ; le compte attend l'activation par son corps / Credentials "
+            "reset; the account awaits activation by its own body",
+            None,
+        )
+    return "Identifiants effacés / Credentials reset", code
+
+
+def _code(request: HttpRequest, user: User, data: dict[str, Any]) -> tuple[str, str | None]:
+    return "Nouveau code / New setup code", services.staff_issue_setup_code(
+        actor=request.user, user=user
+    )
+
+
+ACTS: dict[str, tuple[str, type[forms.Form], Act]] = {
+    "roles": ("Rôles / Roles", RolesForm, _roles),
+    "profile": ("Profil / Profile", ProfileForm, _profile),
+    "activate": ("Activer / Activate", ConfirmForm, _activate),
+    "deactivate": ("Désactiver / Deactivate", ReasonForm, _deactivate),
+    "reset": ("Réinitialiser les identifiants / Reset credentials", ConfirmForm, _reset),
+    "code": ("Nouveau code d'initialisation / New setup code", ConfirmForm, _code),
+}
 
 
 admin.site.unregister(User)
 admin.site.unregister(Group)
+if admin.site.is_registered(TOTPDevice):  # nobody reads anyone's TOTP secret
+    admin.site.unregister(TOTPDevice)
 
 
 @admin.register(User)
-class StaffAdmin(UserAdmin):
-    form = StaffChangeForm
-    inlines = [StaffProfileInline]
+class StaffAdmin(RecordAdmin):
     list_display = ["username", "full_name", "role_list", "is_active", "last_login"]
     list_filter = ["groups", "is_active"]
-    fieldsets = (
-        (None, {"fields": ("username", "password")}),
-        ("Rôles / Roles", {"fields": ("roles",)}),
-        ("Accès / Access", {"fields": ("is_active", "is_staff", "last_login", "date_joined")}),
-    )
-    readonly_fields = ["last_login", "date_joined"]
+    search_fields = ["username", "staff_profile__full_name"]
+    readonly_fields = [
+        "username",
+        "full_name",
+        "licence_number",
+        "employer",
+        "role_list",
+        "is_active",
+        "credentials",
+        "is_superuser",
+        "last_login",
+        "date_joined",
+        "acts",
+    ]
+    fields = readonly_fields
 
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # people who acted stay on record; deactivate instead
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return super().get_queryset(request).select_related("staff_profile")
 
     @admin.display(description="nom / name")
     def full_name(self, user: User) -> str:
         profile = getattr(user, "staff_profile", None)
         return profile.full_name if profile else ""
 
+    @admin.display(description="agrément / licence")
+    def licence_number(self, user: User) -> str:
+        profile = getattr(user, "staff_profile", None)
+        return profile.licence_number if profile else ""
+
+    @admin.display(description="employeur / employer")
+    def employer(self, user: User) -> str:
+        profile = getattr(user, "staff_profile", None)
+        return profile.get_employer_display() if profile else "–"
+
     @admin.display(description="rôles / roles")
     def role_list(self, user: User) -> str:
-        return ", ".join(sorted(r.value for r in roles_of(user)))
+        return ", ".join(sorted(r.value for r in held_roles(user)))
 
-    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
-        super().save_related(request, form, formsets, change)
-        if "roles" in form.cleaned_data:
-            staff_set_roles(
-                actor=request.user,
-                user=form.instance,
-                roles=[Role(r) for r in form.cleaned_data["roles"]],
-            )
+    @admin.display(description="identifiants / credentials")
+    def credentials(self, user: User) -> str:
+        password = "mot de passe / password" if user.has_usable_password() else "aucun / none"
+        device = TOTPDevice.objects.filter(user=user, confirmed=True).exists()
+        pending = SetupCode.objects.filter(user=user, used_at=None, withdrawn_at=None).exists()
+        return (
+            f"{password}; TOTP: {'oui / yes' if device else 'non / no'}; "
+            f"code en attente / pending code: {'oui / yes' if pending else 'non / no'}"
+        )
+
+    @admin.display(description="actes / acts")
+    def acts(self, user: User) -> str:
+        links = [
+            (reverse("admin:people_act", args=[user.pk, name]), label)
+            for name, (label, _form, _act) in ACTS.items()
+        ]
+        return format_html_join(" ", '<a class="button" href="{}">{}</a>', links)
+
+    def get_urls(self) -> list[Any]:
+        act = self.admin_site.admin_view(self.act_on_person)
+        create = self.admin_site.admin_view(self.create_person)
+        return [
+            path("<int:pk>/act/<str:name>/", act, name="people_act"),
+            path("create/", create, name="people_create"),
+            *super().get_urls(),
+        ]
+
+    def _done(
+        self, request: HttpRequest, user: User, message: str, code: str | None
+    ) -> HttpResponse:
+        done_url = reverse("admin:auth_user_change", args=[user.pk])
+        if code is None:
+            self.message_user(request, message, messages.SUCCESS)
+            return HttpResponseRedirect(done_url)
+        expires = SetupCode.objects.filter(user=user, used_at=None, withdrawn_at=None).first()
+        return render(
+            request,
+            "admin/people/setup_code.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": message,
+                "message": message,
+                "person": user,
+                "code": code,
+                "expires_at": expires.expires_at if expires else "",
+                "setup_url": request.build_absolute_uri(reverse("account-setup")),
+                "done_url": done_url,
+            },
+        )
+
+    def _form_page(self, request: HttpRequest, form: forms.Form, title: str) -> HttpResponse:
+        page = {**self.admin_site.each_context(request), "opts": self.model._meta, "form": form}
+        return render(request, "admin/act.html", {**page, "title": title})
+
+    def act_on_person(self, request: HttpRequest, pk: int, name: str) -> HttpResponse:
+        user = get_object_or_404(User, pk=pk)
+        if name not in ACTS or not self.has_view_permission(request, user):
+            return HttpResponse(status=403)
+        label, form_class, act = ACTS[name]
+        initial: dict[str, Any] = {"roles": [r.value for r in held_roles(user)]}
+        profile = StaffProfile.objects.filter(user=user).first()
+        if profile is not None:
+            initial |= {"full_name": profile.full_name, "licence_number": profile.licence_number}
+        form = form_class(request.POST or None, initial=initial)
+        if request.method == "POST" and form.is_valid():
+            try:
+                message, code = act(request, user, form.cleaned_data)
+            except DomainError as exc:
+                form.add_error(None, exc.message)
+            else:
+                return self._done(request, user, message, code)
+        return self._form_page(request, form, f"{label}: {user.username}")
+
+    def create_person(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_view_permission(request):
+            return HttpResponse(status=403)
+        form = CreateForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            try:
+                with transaction.atomic():  # the account and its first code, or neither
+                    user = services.staff_create(
+                        actor=request.user,
+                        username=data["username"],
+                        full_name=data["full_name"],
+                        licence_number=data["licence_number"],
+                        roles=[Role(r) for r in data["roles"]],
+                    )
+                    code = None
+                    if user.is_active:
+                        code = services.staff_issue_setup_code(actor=request.user, user=user)
+            except DomainError as exc:
+                form.add_error(None, exc.message)
+            else:
+                message = "Compte ouvert / Account opened"
+                if code is None:
+                    message += " ; activation par son corps / to be activated by their body"
+                return self._done(request, user, message, code)
+        return self._form_page(request, form, "Ouvrir un compte / Open an account")

@@ -46,6 +46,10 @@ GAMING_ROLES = frozenset({Role.CHEF_DE_PARTIE, Role.TAILLEUR, Role.CROUPIER})
 MONEY_ROLES = frozenset({Role.CAISSIER})
 # Those outside the house hold no other role at all.
 OUTSIDE_ROLES = frozenset({Role.COMMISSAIRE, Role.INSPECTEUR})
+# Who signs, decides or oversees proves it is them with a second factor (TOTP), as do superusers.
+SECOND_FACTOR_ROLES = frozenset(
+    {Role.DIRECTEUR, Role.COMITE, Role.COMMISSAIRE, Role.AUDITEUR, Role.INSPECTEUR}
+)
 
 
 def _incompatible_pairs() -> frozenset[frozenset[Role]]:

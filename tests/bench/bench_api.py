@@ -34,8 +34,6 @@ def _free_port() -> int:
 def _setup() -> list[dict[str, Any]]:
     """Per table: its staff on duty with API tokens, and a sixain in play whose order the
     terminal knows (as the tailleur does once the cards are dealt)."""
-    from django.contrib.auth.models import User
-    from rest_framework.authtoken.models import Token
 
     from casino import clock
     from casino.floor.models import PostedReglement
@@ -43,19 +41,16 @@ def _setup() -> list[dict[str, Any]]:
     from casino.games.simulator import cut, shuffled
     from casino.people.roles import Role
     from casino.people.services import staff_create
+    from casino.people.tokens import token_issue
     from shoes import services as packs
-    from tests.bench.harness import open_seance
+    from tests.bench.harness import bench_house, open_seance
 
-    root = User.objects.create_superuser("api-root", "", None)
+    directeur, commissaire = bench_house("api")
 
     def person(name: str, role: Role) -> Any:
-        return staff_create(actor=root, username=f"api-{name}", full_name=name, roles=[role])
+        return staff_create(actor=directeur, username=f"api-{name}", full_name=name, roles=[role])
 
-    directeur = person("directeur", Role.DIRECTEUR)
-    caissier, commissaire = (
-        person("caissier", Role.CAISSIER),
-        person("commissaire", Role.COMMISSAIRE),
-    )
+    caissier = person("caissier", Role.CAISSIER)
     reglement_load_presets(actor=commissaire, effective_from=clock.now().date())
     posted = PostedReglement.objects.get(name="trente-et-quarante-modern")
     rng = random.Random(2026)
@@ -102,8 +97,8 @@ def _setup() -> list[dict[str, Any]]:
         terminals.append(
             {
                 "shift": shift.pk,
-                "tailleur": Token.objects.create(user=tailleur).key,
-                "croupier": Token.objects.create(user=croupier).key,
+                "tailleur": token_issue(user=tailleur)[1],
+                "croupier": token_issue(user=croupier)[1],
                 "talon": [str(c) for c in cut(cards, rng.randint(1, len(cards) - 1))],
             }
         )

@@ -8,7 +8,7 @@ import hashlib
 import time
 from typing import Any
 
-from tests.bench.harness import report
+from tests.bench.harness import bench_house, report
 
 NOIR = "2 3 4 5 7 K".split()  # 31
 ROUGE = "A 2 4 6 9 K".split()  # 32: noir wins, 12 cards a coup
@@ -18,26 +18,24 @@ STAKES = 10
 
 
 def _setup(tables: int = TABLES, prefix: str = "bench") -> tuple[dict[str, Any], list[Any]]:
-    from django.contrib.auth.models import User
-
     from casino import clock
     from casino.floor.services import reglement_load_presets
     from casino.people.roles import Role
     from casino.people.services import staff_create
 
-    root = User.objects.create_superuser(f"{prefix}-root", "", None)
+    directeur, commissaire = bench_house(prefix)
     staff = {
-        name: staff_create(actor=root, username=f"{prefix}-{name}", full_name=name, roles=[role])
+        name: staff_create(
+            actor=directeur, username=f"{prefix}-{name}", full_name=name, roles=[role]
+        )
         for name, role in (
-            ("directeur", Role.DIRECTEUR),
             ("chef", Role.CHEF_DE_PARTIE),
             ("tailleur", Role.TAILLEUR),
             ("croupier", Role.CROUPIER),
             ("caissier", Role.CAISSIER),
-            ("commissaire", Role.COMMISSAIRE),
         )
     }
-    staff["root"], staff["prefix"] = root, prefix
+    staff["directeur"], staff["commissaire"], staff["prefix"] = directeur, commissaire, prefix
     reglement_load_presets(actor=staff["commissaire"], effective_from=clock.now().date())
     return staff, [open_table(staff, number) for number in range(1, tables + 1)]
 
@@ -57,7 +55,7 @@ def open_table(staff: dict[str, Any], number: int) -> Any:
         ("chef", Role.CHEF_DE_PARTIE),  # a chef de partie is on duty at one table at a time
     ):
         staff[f"{name}{number}"] = staff_create(
-            actor=staff["root"],
+            actor=staff["directeur"],
             username=f"{staff['prefix']}-{name}{number}",
             full_name=name,
             roles=[role],

@@ -63,3 +63,20 @@ def close_seance(*, chef, croupier, directeur, shift, chips):  # type: ignore[no
     count = count_record(actor=croupier, table_id=shift.table_id, moment="closing", chips=chips)
     count_countersign(actor=directeur, count_id=count.pk)
     return shift_close(actor=chef, shift=shift, count_id=count.pk)
+
+
+def bench_house(prefix: str) -> tuple[object, object]:
+    """The house's director and commissioner: bootstrapped on the fresh database, then reused."""
+    from django.contrib.auth.models import User
+
+    from casino.people.services import people_bootstrap
+
+    if not User.objects.filter(groups__name="directeur").exists():
+        people_bootstrap(
+            directeur=(f"{prefix}-directeur", "directeur"),
+            commissaire=(f"{prefix}-commissaire", "commissaire"),
+            inspecteur=(f"{prefix}-inspecteur", "inspecteur"),
+        )
+    directeur = User.objects.filter(groups__name="directeur").order_by("pk").first()
+    commissaire = User.objects.filter(groups__name="commissaire").order_by("pk").first()
+    return directeur, commissaire

@@ -31,8 +31,7 @@ from casino.floor.coups import (
 from casino.floor.models import Account, Movement, Settlement, Stake
 from casino.floor.services import balance
 from casino.people.roles import Role
-from casino.people.services import staff_create
-from tests.actors import PASSWORD
+from tests.actors import hire
 
 NOIR = "2S 3S 4S 5S 7S KS".split()  # 31
 ROUGE = "AH 2H 4H 6H 9H KH".split()  # 32: noir wins
@@ -186,13 +185,7 @@ def test_an_override_needs_a_reason(cast, disputed):
 
 def test_who_may_decide(cast, shift, sixain_in_play):
     # A chef de partie who also deals as croupier placed and settled the contested stake.
-    both = staff_create(
-        actor=cast.root,
-        username="chefcroupier",
-        full_name="Both",
-        roles=[Role.CHEF_DE_PARTIE, Role.CROUPIER],
-        password=PASSWORD,
-    )
+    both = hire(cast.directeur, "chefcroupier", Role.CHEF_DE_PARTIE, Role.CROUPIER)
     from casino.floor.services import duty_assign
 
     duty_assign(actor=cast.chef, shift_id=shift.pk, person=both, post="croupier")

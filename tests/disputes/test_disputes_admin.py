@@ -9,12 +9,13 @@ from django.test import Client
 from casino.disputes.models import Decision, DisputeState
 from casino.disputes.services import dispute_raise
 from casino.police.services import observation_record
+from tests.actors import login_admin
 from tests.disputes.test_disputes import played_coup
 
 
 def logged_in(user) -> Client:
     client = Client()
-    client.force_login(user)
+    login_admin(client, user)
     return client
 
 

@@ -16,21 +16,14 @@ from casino.floor.services import (
     table_create,
 )
 from casino.people.roles import Role
-from casino.people.services import staff_create
-from tests.actors import PASSWORD
+from tests.actors import hire
 from tests.conftest import FLOAT, close_seance, open_seance
 
 
 @pytest.fixture
 def relief(cast):
     """A second tailleur, not on duty anywhere yet."""
-    return staff_create(
-        actor=cast.root,
-        username="relief",
-        full_name="Relief",
-        roles=[Role.TAILLEUR],
-        password=PASSWORD,
-    )
+    return hire(cast.directeur, "relief", Role.TAILLEUR)
 
 
 def on_duty(shift):

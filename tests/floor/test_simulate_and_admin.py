@@ -10,6 +10,7 @@ from django.test import Client
 from audit.chain import verify_chain
 from casino.floor.models import Account, Coup, Shift
 from casino.floor.services import balance
+from tests.actors import login_admin
 
 
 def test_simulate_plays_seances_through_the_services(cast, posted):
@@ -27,7 +28,7 @@ def test_the_admin_shows_a_coup_as_cards_and_a_seance_with_its_figures(cast, pos
     call_command("simulate", tables=1, hours=0.05, seed=11, stdout=io.StringIO())
     coup = Coup.objects.filter(phase="settled").first()
     client = Client()
-    client.force_login(cast.inspecteur)
+    login_admin(client, cast.inspecteur)
     page = client.get(f"/admin/floor/coup/{coup.pk}/change/")
     assert page.status_code == 200
     content = page.content.decode()

@@ -16,6 +16,7 @@ from audit.models import AuditEvent
 from casino.celery import app
 from casino.reports.models import Report
 from casino.reports.services import PAUSE_ENV
+from tests.actors import login_admin
 from tests.conftest import Worker, service_env, wait_until
 
 pytestmark = pytest.mark.services
@@ -80,7 +81,7 @@ def test_a_failed_render_is_retried_and_shows_its_error_in_the_admin(
     finally:
         worker.stop()
     client = Client()
-    client.force_login(cast.inspecteur)
+    login_admin(client, cast.inspecteur)
     page = client.get(f"/admin/reports/report/{report.pk}/change/").content.decode()
     assert "échec / failed" in page
     assert "no signing key" in page

@@ -13,12 +13,13 @@ from django.utils import timezone
 
 from casino.reports.models import RegisterSignOff, Report
 from casino.reports.services import registers_due, report_render
+from tests.actors import login_admin
 from tests.reports.test_shift_report import closed_seance, rendered
 
 
 def logged_in(user) -> Client:
     client = Client()
-    client.force_login(user)
+    login_admin(client, user)
     return client
 
 

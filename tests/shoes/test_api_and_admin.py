@@ -7,6 +7,7 @@ from django.test import Client
 
 from audit.models import Anomaly
 from shoes.models import CardLaid, Pack, PackEvent, PackState
+from tests.actors import login_admin
 from tests.conftest import lay_in_coups
 from tests.shoes.test_custody import in_play
 
@@ -94,7 +95,7 @@ def test_the_register_lists_and_filters_packs(api, cast, receive, verified, shif
 
 def admin(user) -> Client:
     client = Client()
-    client.force_login(user)
+    login_admin(client, user)
     return client
 
 

@@ -19,7 +19,16 @@ from django.db import transaction
 from casino.outbox.models import OutboxMessage
 from casino.outbox.outbox import enqueue
 from casino.people.roles import Role
-from casino.people.services import staff_create
+from casino.people.services import (
+    account_setup,
+    maintenance_setup_code,
+    needs_second_factor,
+    new_totp_key,
+    people_bootstrap,
+    staff_create,
+    staff_issue_setup_code,
+    totp_secret_base32,
+)
 
 DEMO_STAFF = [
     ("directeur", "Hélène Marchand", Role.DIRECTEUR, "DIR-1851"),
@@ -32,6 +41,28 @@ DEMO_STAFF = [
     ("inspecteur", "Inspectrice Morel", Role.INSPECTEUR, "SCCJ-2207"),
     ("auditeur", "Claire Fontaine", Role.AUDITEUR, "AI-0031"),
 ]
+
+
+def _set_up(username: str, code: str) -> dict[str, str | None]:
+    """What the person does with their code on /account/setup/: a password, and a TOTP device
+    confirmed by its current code when a role requires one."""
+    from django_otp.oath import TOTP
+
+    user = User.objects.get(username=username)
+    password = secrets.token_urlsafe(9)
+    key = new_totp_key() if needs_second_factor(user) else None
+    first_code = None
+    if key:
+        # The previous step's code (still accepted), so the current one opens the admin at once.
+        if time.time() % 30 > 29:
+            time.sleep(1.1)
+        device = TOTP(bytes.fromhex(key))
+        device.time = time.time() - 30
+        first_code = f"{device.token():06d}"
+    account_setup(
+        username=username, code=code, password=password, totp_key=key, otp_token=first_code
+    )
+    return {"password": password, "totp_secret": totp_secret_base32(key) if key else None}
 
 
 class Command(BaseCommand):
@@ -50,8 +81,11 @@ class Command(BaseCommand):
         with transaction.atomic():
             message = enqueue("audit.chain_verify")
         self.stdout.write("\nDemo logins (admin and API), also in var/demo-logins.json:")
-        for username, password in logins.items():
-            self.stdout.write(f"  {username:<12} {password}")
+        for username, login in logins.items():
+            second = (
+                f"  TOTP: python manage.py demo_totp {username}" if login["totp_secret"] else ""
+            )
+            self.stdout.write(f"  {username:<12} {login['password']}{second}")
         if wait_for_worker:
             self._wait(message.pk)
             self._wait_for_reports()
@@ -81,30 +115,51 @@ class Command(BaseCommand):
                 f"signature {'valid' if verdict.ok else 'NOT VALID'}"
             )
 
-    def _staff(self) -> dict[str, str]:
+    def _staff(self) -> dict[str, dict[str, str | None]]:
+        """The demo people, made as a real house makes them: ``people_bootstrap`` gives the
+        director, the commissioner and the inspector; the director opens the other accounts; each
+        person then uses their setup code as on /account/setup/ (a password, and a TOTP device
+        when a role requires one: its secret is kept in var/demo-logins.json for
+        ``manage.py demo_totp``). The superuser ``admin`` gets his code from the maintenance
+        command's service."""
         store = settings.VAR_DIR / "demo-logins.json"
-        logins: dict[str, str] = json.loads(store.read_text()) if store.exists() else {}
+        logins: dict[str, Any] = json.loads(store.read_text()) if store.exists() else {}
         with transaction.atomic():
-            admin = User.objects.filter(username="admin").first()
-            if admin is None:
-                logins["admin"] = secrets.token_urlsafe(9)
-                admin = User.objects.create_superuser("admin", "", logins["admin"])
+            if not User.objects.filter(username="admin").exists():
+                User.objects.create_superuser("admin", "", None)
+                logins["admin"] = _set_up("admin", maintenance_setup_code(username="admin"))
+            first = {person[2]: person for person in DEMO_STAFF}
+            if not User.objects.filter(username=first[Role.DIRECTEUR][0]).exists():
+                codes = people_bootstrap(
+                    **{
+                        role.value: (username, full_name, licence)
+                        for username, full_name, role, licence in first.values()
+                        if role in (Role.DIRECTEUR, Role.COMMISSAIRE, Role.INSPECTEUR)
+                    }
+                )
+                for username, code in codes.items():
+                    logins[username] = _set_up(username, code)
+            directeur = User.objects.get(username=first[Role.DIRECTEUR][0])
             for username, full_name, role, licence in DEMO_STAFF:
                 if User.objects.filter(username=username).exists():
                     continue
-                logins[username] = secrets.token_urlsafe(9)
-                staff_create(
-                    actor=admin,
+                user = staff_create(
+                    actor=directeur,
                     username=username,
                     full_name=full_name,
                     roles=[role],
                     licence_number=licence,
-                    password=logins[username],
                 )
+                code = staff_issue_setup_code(actor=directeur, user=user)
+                logins[username] = _set_up(username, code)
         store.parent.mkdir(parents=True, exist_ok=True)
         store.write_text(json.dumps(logins, indent=2))
         store.chmod(0o600)
-        return logins
+        # Logins of an older demo (a bare password) are shown as they are.
+        return {
+            name: entry if isinstance(entry, dict) else {"password": entry, "totp_secret": None}
+            for name, entry in logins.items()
+        }
 
     def _card_room(self) -> None:
         """The règlements posted, sealed packs in store with their seals verified by the

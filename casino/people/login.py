@@ -1,0 +1,74 @@
+"""Logging in, for the admin's login form and the API's token endpoint alike.
+
+Password, then (for the roles that require it, and superusers) the TOTP code of a confirmed device.
+Every try is recorded; after ``LOGIN_FAILURE_LIMIT`` failures of one username from one address within
+``LOGIN_LOCKOUT_MINUTES``, counted since its last success, that pair is refused until the window
+passes. The counter lives in PostgreSQL so every web worker sees it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.conf import settings
+from django.contrib.auth import authenticate
+from django.contrib.auth.models import User
+from django.db.models import Max
+from django_otp.plugins.otp_totp.models import TOTPDevice
+
+from casino import clock
+from casino.people.errors import InvalidCredentials, SecondFactorRequired, TooManyAttempts
+from casino.people.models import LoginAttempt
+from casino.people.services import needs_second_factor
+
+WRONG = (
+    "the username, password or TOTP code is wrong "
+    "(the TOTP code is asked of the roles that sign, decide or oversee)"
+)
+
+
+def _failures(username: str, ip: str | None) -> int:
+    since = clock.now() - dt.timedelta(minutes=settings.LOGIN_LOCKOUT_MINUTES)
+    tries = LoginAttempt.objects.filter(username=username, ip=ip, at__gt=since)
+    last_ok = tries.filter(ok=True).aggregate(at=Max("at"))["at"]
+    if last_ok is not None:
+        tries = tries.filter(at__gt=last_ok)
+    return tries.filter(ok=False).count()
+
+
+def _record(username: str, ip: str | None, ok: bool, where: str) -> None:
+    LoginAttempt.objects.create(username=username, ip=ip, at=clock.now(), ok=ok, where=where)
+
+
+def login_check(*, username: str, password: str, otp: str, ip: str | None, where: str) -> User:
+    """The user these credentials open, with ``user.otp_device`` set when a code was checked."""
+    if _failures(username, ip) >= settings.LOGIN_FAILURE_LIMIT:
+        raise TooManyAttempts(
+            f"too many failed logins for {username!r} from this address: try again in "
+            f"{settings.LOGIN_LOCKOUT_MINUTES} minutes",
+            where="username",
+        )
+    user = authenticate(username=username, password=password)
+    if user is None:
+        _record(username, ip, False, where)
+        raise InvalidCredentials(WRONG, where="password")
+    if needs_second_factor(user):
+        device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+        if device is None:
+            # Only someone who knows the password learns this; it is not a failed guess.
+            raise SecondFactorRequired(
+                f"{username}'s roles require a second factor and none is enrolled: use your "
+                "setup code at /account/setup/ (ask your manager for one)",
+                where="otp",
+            )
+        if not otp or not device.verify_token(otp.strip()):
+            _record(username, ip, False, where)
+            raise InvalidCredentials(WRONG, where="otp")
+        user.otp_device = device  # type: ignore[attr-defined]  # django_otp.login() keeps it
+    _record(username, ip, True, where)
+    return user  # type: ignore[return-value]
+
+
+def client_ip(request: object) -> str | None:
+    # The address the web server saw; behind a proxy, the proxy must set REMOTE_ADDR.
+    return getattr(request, "META", {}).get("REMOTE_ADDR") or None
