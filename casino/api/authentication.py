@@ -10,6 +10,7 @@ import datetime as dt
 from typing import Any
 
 from django.utils.crypto import constant_time_compare
+from drf_spectacular.authentication import SessionScheme
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 
@@ -70,3 +71,9 @@ class VerifiedSessionAuthentication(SessionAuthentication):
         if needs_second_factor(user) and not verified:
             return None
         return result
+
+
+class VerifiedSessionScheme(SessionScheme):
+    """The schema names the admin session as drf-spectacular names Django's own."""
+
+    target_class = "casino.api.authentication.VerifiedSessionAuthentication"

@@ -7,7 +7,6 @@ import pytest
 
 from casino.people.roles import Role
 from casino.people.services import staff_create
-from tests.actors import PASSWORD
 
 
 @pytest.fixture
@@ -17,5 +16,4 @@ def chef2(cast):
         username="chef2",
         full_name="Second Chef",
         roles=[Role.CHEF_DE_PARTIE],
-        password=PASSWORD,
     )

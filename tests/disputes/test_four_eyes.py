@@ -507,7 +507,7 @@ def test_the_database_keeps_the_approval_history(cast, stake_disputed, sql):
 
 
 def test_approval_over_the_api_and_in_the_admin(api, cast, stake_disputed):
-    from django.test import Client
+    from tests.actors import admin_client
 
     dispute = stake_disputed
     dispute_review(actor=cast.chef, dispute_id=dispute.pk, note="taken up")
@@ -527,8 +527,7 @@ def test_approval_over_the_api_and_in_the_admin(api, cast, stake_disputed):
     assert shown["decisions"][0]["approval"]["by"] == "directeur"
 
     decide(cast.chef, dispute, **GESTURE)
-    director = Client()
-    director.force_login(cast.directeur)
+    director = admin_client(cast.directeur)
     page = director.get(f"/admin/disputes/dispute/{dispute.pk}/change/").content.decode()
     assert "Approuver la décision" in page
     assert "refusée / refused: directeur" in page

@@ -29,7 +29,6 @@ from casino.people.services import staff_create
 from shoes.errors import CardRefused, IllegalPackState
 from shoes.models import CardLaid, PackEvent
 from shoes.services import cards_pass, pack_cut, pack_retire, pack_shuffle
-from tests.actors import PASSWORD
 from tests.conftest import FLOAT, lay_in_coups, signed_count
 
 
@@ -42,7 +41,6 @@ def other(cast):
             username=f"other_{role.value}",
             full_name=f"Other {role.value}",
             roles=[role],
-            password=PASSWORD,
         )
         for role in (Role.TAILLEUR, Role.CHEF_DE_PARTIE, Role.CROUPIER)
     }

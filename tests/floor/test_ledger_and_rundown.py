@@ -28,7 +28,6 @@ from casino.floor.services import (
 )
 from casino.people.roles import Role
 from casino.people.services import staff_create
-from tests.actors import PASSWORD
 from tests.conftest import FLOAT, close_seance
 
 FLOAT_TOTAL = 40 * 10000 + 40 * 2500 + 100 * 500  # 550,000
@@ -71,15 +70,14 @@ def test_a_seance_does_not_open_on_a_count_nobody_countersigned(cast, table):
     assert not Shift.objects.exists()
 
 
-def test_the_counter_cannot_countersign_his_own_count(cast, table):
-    """A croupier who is also... no: roles keep a croupier from countersigning. The attack left is
-    one person signing twice, which the service and the count's history both refuse."""
+def test_a_count_is_countersigned_once(cast, table):
+    """Roles keep the counting croupier from countersigning (no croupier is director or comité);
+    the attack left is a second countersignature over the first, which is refused."""
     both = staff_create(
         actor=cast.directeur,
         username="both",
         full_name="Director and comité",
         roles=[Role.DIRECTEUR, Role.COMITE],
-        password=PASSWORD,
     )
     count = count_record(actor=cast.croupier, table_id=table.pk, moment="opening", chips=FLOAT)
     count_countersign(actor=both, count_id=count.pk)
@@ -120,7 +118,6 @@ def test_a_chef_not_on_duty_there_signs_no_fill(cast, shift):
         username="chef2",
         full_name="Chef Two",
         roles=[Role.CHEF_DE_PARTIE],
-        password=PASSWORD,
     )
     fill = transfer_record(actor=cast.caissier, shift_id=shift.pk, kind="fill", amount=100_000)
     with pytest.raises(NotOnDuty):
