@@ -1,0 +1,93 @@
+"""A house built once per test module and rolled back after it: the cast, the posted règlements,
+table 1, and a second person of each floor role who is never put on duty.
+
+Hundreds of API cases each need the same people and a few records; building them for every case
+would take minutes. The module-scoped ``house`` opens a transaction that is never committed; each
+test's ``db`` fixture then works in a savepoint inside it, rolled back after the test, so every
+case still starts from the same fresh state. Import the fixtures into a test module to use them
+(``from tests.api.floor_world import cast, house``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import connection, transaction
+from django.test import override_settings
+
+from casino.floor.models import PostedReglement, Table
+from casino.floor.services import reglement_load_presets, table_create
+from casino.people.roles import Role
+from casino.people.services import staff_create
+from tests.actors import PASSWORD, Cast, make_cast
+
+FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@contextmanager
+def rolled_back() -> Iterator[None]:
+    """A transaction (a savepoint when nested) that is always rolled back."""
+    atomic = transaction.atomic()
+    atomic.__enter__()
+    try:
+        yield
+    finally:
+        transaction.set_rollback(True)
+        atomic.__exit__(None, None, None)
+
+
+@dataclass
+class House:
+    cast: Cast
+    posted: PostedReglement
+    table: Table
+    off_duty: dict[Role, User]  # a second chef, tailleur and croupier, never on duty
+    spare_croupier: User  # put on duty and taken off by the acts that need a third person
+
+
+@pytest.fixture(scope="module")
+def house(django_db_setup, django_db_blocker) -> Iterator[House]:  # type: ignore[no-untyped-def]
+    with (
+        django_db_blocker.unblock(),
+        override_settings(PASSWORD_HASHERS=FAST_HASHER),
+        rolled_back(),
+    ):
+        with connection.cursor() as cursor:  # see conftest: commit-time triggers fire now
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cast = make_cast()
+        reglement_load_presets(actor=cast.commissaire, effective_from=dt.date(2026, 1, 1))
+        posted = PostedReglement.objects.get(name="baden-1854")
+        table = table_create(
+            actor=cast.directeur,
+            number=1,
+            game="trente-et-quarante",
+            reglement_id=posted.pk,
+            min_stake=500,
+            max_stake=600_000,
+        )
+
+        def person(username: str, role: Role) -> User:
+            return staff_create(
+                actor=cast.directeur,
+                username=username,
+                full_name=username.title(),
+                roles=[role],
+                password=PASSWORD,
+            )
+
+        off_duty = {
+            Role.CHEF_DE_PARTIE: person("chef2", Role.CHEF_DE_PARTIE),
+            Role.TAILLEUR: person("tailleur2", Role.TAILLEUR),
+            Role.CROUPIER: person("croupier2", Role.CROUPIER),
+        }
+        yield House(cast, posted, table, off_duty, person("croupier3", Role.CROUPIER))
+
+
+@pytest.fixture
+def cast(db, house: House) -> Cast:  # type: ignore[no-untyped-def]
+    """The house's cast (overrides the conftest's, so ``api(user)`` serves these people)."""
+    return house.cast
