@@ -19,11 +19,20 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.test import override_settings
 
-from casino.floor.models import PostedReglement, Table
-from casino.floor.services import reglement_load_presets, table_create
+from casino.floor.models import PostedReglement, Shift, Table
+from casino.floor.services import (
+    count_countersign,
+    count_record,
+    reglement_load_presets,
+    shift_open,
+    table_create,
+)
 from casino.people.roles import Role
 from casino.people.services import staff_create
+from shoes.models import Pack, PackKind
+from shoes.services import pack_cut, pack_open, pack_receive, pack_shuffle, pack_store, seal_verify
 from tests.actors import PASSWORD, Cast, make_cast
+from tests.conftest import FLOAT
 
 FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
@@ -91,3 +100,63 @@ def house(django_db_setup, django_db_blocker) -> Iterator[House]:  # type: ignor
 def cast(db, house: House) -> Cast:  # type: ignore[no-untyped-def]
     """The house's cast (overrides the conftest's, so ``api(user)`` serves these people)."""
     return house.cast
+
+
+# --- the floor, built through the services -------------------------------------------------------
+
+COUP_CARDS = ["KS", "7H", "9D", "2C", "5S", "TH", "QD", "AS", "4C", "3H", "9S"]  # noir wins
+
+
+def seance(h: House) -> Shift:
+    count = count_record(actor=h.cast.croupier, table_id=h.table.pk, moment="opening", chips=FLOAT)
+    count_countersign(actor=h.cast.directeur, count_id=count.pk)
+    return shift_open(
+        actor=h.cast.chef,
+        table=h.table,
+        count_id=count.pk,
+        tailleur=h.cast.tailleur,
+        croupiers=[h.cast.croupier],
+    )
+
+
+SEALS = iter(range(50_000, 99_999))
+
+
+def stored_pack(h: House) -> Pack:
+    pack = pack_receive(
+        actor=h.cast.caissier,
+        kind=PackKind.SIXAIN,
+        maker="Grimaud",
+        maker_pack_numbers="G-1",
+        seal_number=f"RF-{next(SEALS)}",
+        sealing_authority="Préfecture de police",
+        store_location="coffre A",
+    )
+    return pack_store(actor=h.cast.caissier, pack_id=pack.pk)
+
+
+def verified_pack(h: House) -> Pack:
+    pack = stored_pack(h)
+    seal_verify(
+        actor=h.cast.commissaire,
+        pack_id=pack.pk,
+        seal_number_read=pack.seal_number,
+        verdict="intact",
+    )
+    return pack
+
+
+def opened_pack(h: House, shift: Shift, *, shuffled: bool = False, cut: bool = False) -> Pack:
+    pack = verified_pack(h)
+    pack_open(actor=h.cast.chef, pack_id=pack.pk, shift_id=shift.pk)
+    if shuffled or cut:
+        pack_shuffle(actor=h.cast.croupier, pack_id=pack.pk)
+        pack_shuffle(actor=h.cast.tailleur, pack_id=pack.pk)
+    if cut:
+        pack_cut(actor=h.cast.tailleur, pack_id=pack.pk, cut_by="M. Dupont")
+    return pack
+
+
+def in_play(h: House) -> tuple[Shift, Pack]:
+    shift = seance(h)
+    return shift, opened_pack(h, shift, cut=True)

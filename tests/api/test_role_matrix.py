@@ -47,7 +47,6 @@ from casino.floor.services import (
     count_record,
     duty_assign,
     shift_close,
-    shift_open,
     transfer_record,
 )
 from casino.people.roles import ROLE_PERMISSIONS, Role
@@ -55,16 +54,23 @@ from casino.police.services import observation_record
 from shoes.models import Pack, PackKind
 from shoes.services import (
     cards_pass,
-    pack_cut,
-    pack_open,
     pack_receive,
     pack_retire,
-    pack_shuffle,
-    pack_store,
     register_visa,
     seal_verify,
 )
-from tests.api.floor_world import House, cast, house, rolled_back  # noqa: F401 (fixtures)
+from tests.api.floor_world import (  # noqa: F401 (house and cast are fixtures)
+    COUP_CARDS,
+    House,
+    cast,
+    house,
+    in_play,
+    opened_pack,
+    rolled_back,
+    seance,
+    stored_pack,
+    verified_pack,
+)
 from tests.conftest import FLOAT, lay_in_coups
 
 ON, OFF = "on_duty", "off_duty"
@@ -276,69 +282,12 @@ def _posts(pattern: Any) -> bool:
 
 # --- what each act needs: built once per act, rolled back after its cases -------------------------
 
-COUP_CARDS = ["KS", "7H", "9D", "2C", "5S", "TH", "QD", "AS", "4C", "3H", "9S"]  # noir wins
-
 
 @dataclass
 class Call:
     path: str
     body: dict[str, Any] = field(default_factory=dict)
     multipart: bool = False
-
-
-def seance(h: House) -> Shift:
-    count = count_record(actor=h.cast.croupier, table_id=h.table.pk, moment="opening", chips=FLOAT)
-    count_countersign(actor=h.cast.directeur, count_id=count.pk)
-    return shift_open(
-        actor=h.cast.chef,
-        table=h.table,
-        count_id=count.pk,
-        tailleur=h.cast.tailleur,
-        croupiers=[h.cast.croupier],
-    )
-
-
-SEALS = iter(range(50_000, 99_999))
-
-
-def stored_pack(h: House) -> Pack:
-    pack = pack_receive(
-        actor=h.cast.caissier,
-        kind=PackKind.SIXAIN,
-        maker="Grimaud",
-        maker_pack_numbers="G-1",
-        seal_number=f"RF-{next(SEALS)}",
-        sealing_authority="Préfecture de police",
-        store_location="coffre A",
-    )
-    return pack_store(actor=h.cast.caissier, pack_id=pack.pk)
-
-
-def verified_pack(h: House) -> Pack:
-    pack = stored_pack(h)
-    seal_verify(
-        actor=h.cast.commissaire,
-        pack_id=pack.pk,
-        seal_number_read=pack.seal_number,
-        verdict="intact",
-    )
-    return pack
-
-
-def opened_pack(h: House, shift: Shift, *, shuffled: bool = False, cut: bool = False) -> Pack:
-    pack = verified_pack(h)
-    pack_open(actor=h.cast.chef, pack_id=pack.pk, shift_id=shift.pk)
-    if shuffled or cut:
-        pack_shuffle(actor=h.cast.croupier, pack_id=pack.pk)
-        pack_shuffle(actor=h.cast.tailleur, pack_id=pack.pk)
-    if cut:
-        pack_cut(actor=h.cast.tailleur, pack_id=pack.pk, cut_by="M. Dupont")
-    return pack
-
-
-def in_play(h: House) -> tuple[Shift, Pack]:
-    shift = seance(h)
-    return shift, opened_pack(h, shift, cut=True)
 
 
 def anomaly(h: House, *, escalated: bool = False) -> Call:
