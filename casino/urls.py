@@ -101,3 +101,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]
+
+# A URL under /api/ that names nothing is refused in the API's shape, {code, message, where}.
+handler404 = "casino.api.errors.not_found"

@@ -54,7 +54,11 @@ def record_act(
             "__doc__": doc,
         },
     )
-    view.post = extend_schema(request=input_, responses=response)(  # type: ignore[method-assign]
-        view.post
-    )
+
+    # A function of its own per view: decorating the inherited ``RecordAct.post`` would annotate
+    # that one shared function, and every act's schema would be the last one declared.
+    def post(self: RecordAct, request: Request, pk: int) -> Response:
+        return self.perform(request, pk)
+
+    view.post = extend_schema(request=input_, responses=response)(post)  # type: ignore[method-assign]
     return view

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -50,3 +51,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         message = str(detail if not isinstance(detail, dict) else detail.get("detail", detail))
         response.data = error_body(str(getattr(detail, "code", exc.default_code)), message, None)
     return response
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """A URL that names no resource (``/api/v1/coups/abc``): under /api/ the refusal has the API's
+    shape like every other; elsewhere Django's own page."""
+    if request.path.startswith("/api/"):
+        body = error_body("not_found", f"{request.path} names no resource of the API", "path")
+        return JsonResponse(body, status=404)
+    return page_not_found(request, exception)

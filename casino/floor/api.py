@@ -108,10 +108,15 @@ class TableSerializer(serializers.ModelSerializer[Table]):
         fields = ["number", "game", "reglement", "reglement_id", "min_stake", "max_stake"]
 
 
+# A table's limits are PostgreSQL integers (PositiveIntegerField): a larger limit is refused here,
+# not by the database as a server error.
+MAX_TABLE_LIMIT = 2**31 - 1
+
+
 class TableSettingsInput(StrictSerializer):
     reglement_id = serializers.IntegerField(min_value=1)
-    min_stake = serializers.IntegerField(min_value=1, max_value=services.MAX_AMOUNT)
-    max_stake = serializers.IntegerField(min_value=1, max_value=services.MAX_AMOUNT)
+    min_stake = serializers.IntegerField(min_value=1, max_value=MAX_TABLE_LIMIT)
+    max_stake = serializers.IntegerField(min_value=1, max_value=MAX_TABLE_LIMIT)
 
 
 class TableInput(TableSettingsInput):

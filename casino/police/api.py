@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -67,6 +70,13 @@ class Observations(generics.ListAPIView[Observation]):
         data.is_valid(raise_exception=True)
         observation = services.observation_record(actor=request.user, **data.validated_data)
         return Response(ObservationSerializer(observation).data, status=201)
+
+    def get_permissions(self) -> list[Any]:
+        # The commissioner's role is checked by the service, which refuses anyone else with
+        # ``role_required`` like every other act; the readers' list governs reading only.
+        if self.request.method == "POST":
+            return [IsAuthenticated()]
+        return super().get_permissions()
 
 
 class FollowUpInput(StrictSerializer):
