@@ -50,6 +50,7 @@ from casino.floor.services import (
     transfer_record,
 )
 from casino.people.roles import ROLE_PERMISSIONS, Role
+from casino.people.services import needs_second_factor
 from casino.police.services import observation_record
 from shoes.models import Pack, PackKind
 from shoes.services import (
@@ -59,6 +60,7 @@ from shoes.services import (
     register_visa,
     seal_verify,
 )
+from tests.actors import login_admin
 from tests.api.floor_world import (  # noqa: F401 (house and cast are fixtures)
     COUP_CARDS,
     House,
@@ -175,7 +177,12 @@ EXPECTED: dict[str, set[tuple[Role, str | None]]] = {
     "dispute_decide": {(CHEF, None)},
     "dispute_appeal": {(T, None), (CR, None)},
     "dispute_decide_on_appeal": {(COM, None)},
-    "dispute_withdraw": {(CR, None), (CHEF, None)},  # raised by the croupier
+    # Withdrawal: only whoever raised it (here the cashier), never about their own acts.
+    "dispute_withdraw": {(CA, None)},
+    # A decision that departs from the engine waits for a second approver: "a director or a
+    # commissioner" (README, Disputes).
+    "dispute_approve": {(D, None), (COM, None)},
+    "dispute_refuse": {(D, None), (COM, None)},
     # The police register: "write the police register" (commissaire); "follow up police
     # observations" (directeur).
     "police_observation": {(COM, None)},
@@ -214,7 +221,7 @@ README_CODE_DISAGREEMENTS: dict[tuple[str, Role, str | None], str] = {
         for role in (CHEF, CA, D, C)
     },
 }
-REFUSAL_CODES = {"role_required", "not_on_duty", "segregation_of_duties"}
+REFUSAL_CODES = {"role_required", "not_on_duty", "segregation_of_duties", "not_the_raiser"}
 ANONYMOUS_CODES = {"not_authenticated", "authentication_failed"}
 NOBODY = {"root", "outsider", "anonymous"}  # the superuser (no role), no role, no login
 
@@ -265,7 +272,8 @@ def test_the_matrix_names_every_write_of_the_api():
     """Every POST route of casino/urls.py but /token is an act of the matrix (some twice)."""
     from casino.urls import api_v1
 
-    posts = {p.name for p in api_v1 if _posts(p)} - {"api-token"}
+    # Logging in and out are a person's own session, open to anyone who has one (tests/people).
+    posts = {p.name for p in api_v1 if _posts(p)} - {"api-token", "api-logout"}
     covered = {ROUTE_OF[act] for act in EXPECTED}
     assert posts == covered, f"not in the matrix: {posts - covered}; unknown: {covered - posts}"
     assert set(SETTINGS) == set(EXPECTED)
@@ -309,14 +317,16 @@ def pack_call(act: str, body: dict[str, Any] | None = None) -> Callable[[Pack], 
     return lambda pack: Call(f"/api/v1/packs/{pack.pk}/{act}", body or {})
 
 
-def dispute(h: House, state: str = "open") -> tuple[str, str]:
+def dispute(h: House, state: str = "open", raiser: str = "croupier") -> tuple[str, str]:
     """A dispute raised by the croupier about a coup the tailleur and croupier recorded, moved
     on to ``state``: its path, and an article of its règlement to cite."""
     shift = seance(h)
     opened_pack(h, shift, cut=True)
     lay_in_coups(h.cast, shift, COUP_CARDS)
     coup = shift.coups.get()
-    found = dispute_raise(actor=h.cast.croupier, subject="coup", subject_id=coup.pk, claim="c")
+    found = dispute_raise(
+        actor=getattr(h.cast, raiser), subject="coup", subject_id=coup.pk, claim="c"
+    )
     article = found.reglement.articles[0]["number"]
     if state != "open":
         dispute_review(actor=h.cast.chef, dispute_id=found.pk, note="n")
@@ -324,12 +334,24 @@ def dispute(h: House, state: str = "open") -> tuple[str, str]:
         dispute_decide(actor=h.cast.chef, dispute_id=found.pk, articles=[article], reasoning="r")
     if state == "appealed":
         dispute_appeal(actor=h.cast.croupier, dispute_id=found.pk, note="n")
+    if state == "awaiting_approval":  # an override between the table's own accounts
+        table = coup.shift.table.number
+        dispute_decide(
+            actor=h.cast.chef,
+            dispute_id=found.pk,
+            articles=[article],
+            reasoning="r",
+            corrections=[[f"T{table}:bank", f"T{table}:layout", 100]],
+            override_reason="a gesture",
+        )
     return f"/api/v1/disputes/{found.pk}", article
 
 
-def _dispute_act(state: str, act: str, body: dict[str, Any]) -> Callable[[House], Call]:
+def _dispute_act(
+    state: str, act: str, body: dict[str, Any], raiser: str = "croupier"
+) -> Callable[[House], Call]:
     def build(h: House) -> Call:
-        path, article = dispute(h, state)
+        path, article = dispute(h, state, raiser)
         given = {**body, "articles": [article]} if "articles" in body else dict(body)
         return Call(f"{path}/{act}", given)
 
@@ -569,7 +591,10 @@ SETTINGS: dict[str, Callable[[House], Call]] = {
     "dispute_decide_on_appeal": _dispute_act(
         "appealed", "decide", {"articles": [], "reasoning": "r"}
     ),
-    "dispute_withdraw": _dispute_act("open", "withdraw", {"note": "n"}),
+    # Raised by the cashier, who recorded nothing of the coup: the croupier settled it.
+    "dispute_withdraw": _dispute_act("open", "withdraw", {"note": "n"}, raiser="caissier"),
+    "dispute_approve": _dispute_act("awaiting_approval", "approve", {"note": "n"}),
+    "dispute_refuse": _dispute_act("awaiting_approval", "refuse", {"note": "n"}),
     "police_observation": _fixed(
         Call("/api/v1/police/observations", {"visited_at": "2026-01-02T10:00:00Z", "checks": "c"})
     ),
@@ -618,6 +643,8 @@ ROUTE_OF = {
     "dispute_appeal": "dispute-appeal",
     "dispute_decide_on_appeal": "dispute-decide",
     "dispute_withdraw": "dispute-withdraw",
+    "dispute_approve": "dispute-approve",
+    "dispute_refuse": "dispute-refuse",
     "police_observation": "observations",
     "police_follow_up": "observation-follow-up",
 }
@@ -662,22 +689,22 @@ def snapshot() -> dict[str, int]:
         return dict(zip(tables, cursor.fetchone(), strict=True))
 
 
-def post(api, user, call: Call):  # type: ignore[no-untyped-def]
+def post(client, call: Call):  # type: ignore[no-untyped-def]
     key = {"HTTP_IDEMPOTENCY_KEY": f"matrix-{uuid.uuid4()}"}
     if call.multipart:
         for value in call.body.values():
             value.seek(0)
-        return api(user).post(call.path, call.body, format="multipart", **key)
-    return api(user).post(call.path, call.body, format="json", **key)
+        return client.post(call.path, call.body, format="multipart", **key)
+    return client.post(call.path, call.body, format="json", **key)
 
 
 @pytest.mark.parametrize(("setting", "person"), list(cases()), indirect=["setting"], scope="module")
 def test_matrix(api, house, setting, person):
     act, call = setting
     allowed = (person.role, person.duty) in EXPECTED[act]
-    user = person.user(house)
+    client = api(person.user(house))  # logged in (a token issued) before the count is taken
     before = snapshot()
-    response = post(api, user, call)
+    response = post(client, call)
     body = response.json()
     if allowed:
         assert 200 <= response.status_code < 300, f"{act} by {person} refused: {body}"
@@ -716,7 +743,10 @@ def admin_user(h: House, who: str) -> Any:
 
 def logged_in(client, user):  # type: ignore[no-untyped-def]
     """The Django test client with ``user``'s session; skipped where the admin asks more."""
-    client.force_login(user)
+    if user.is_superuser or needs_second_factor(user):
+        login_admin(client, user)  # password and the TOTP code, as a person logs in
+    else:
+        client.force_login(user)
     response = client.get("/admin/")
     if response.status_code == 302 and "/admin/login" not in response["Location"]:
         pytest.skip(
