@@ -43,7 +43,7 @@ from shoes.models import (
     SealVerification,
 )
 
-CARD_ROOM = (Role.CAISSIER, Role.CHEF_DE_PARTIE, Role.DIRECTEUR)
+CARD_ROOM = (Role.CAISSIER,)  # the cage receives and stores sealed packs
 DEALERS = (Role.TAILLEUR, Role.CROUPIER)
 GAME_PACK = {
     Game.TRENTE_ET_QUARANTE: PackKind.SIXAIN,
