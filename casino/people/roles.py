@@ -166,21 +166,18 @@ ROLE_PERMISSIONS: dict[Role, tuple[str, ...]] = {
 }
 
 
-def sync_role_permissions(using: str = "default", **_: Any) -> None:
-    """Give each role group exactly the permissions of ROLE_PERMISSIONS (run after every migrate,
-    on the database migrated: ``migrate --database owner``)."""
+def sync_role_permissions(**_: Any) -> None:
+    """Give each role group exactly the permissions of ROLE_PERMISSIONS (run after every migrate)."""
     from django.contrib.auth.models import Group, Permission
 
     for role, codes in ROLE_PERMISSIONS.items():
-        group, _created = Group.objects.using(using).get_or_create(name=role.value)
+        group, _created = Group.objects.get_or_create(name=role.value)
         wanted = []
         for code in codes:
             app_label, codename = code.split(".")
-            permission = (
-                Permission.objects.using(using)
-                .filter(content_type__app_label=app_label, codename=codename)
-                .first()
-            )
+            permission = Permission.objects.filter(
+                content_type__app_label=app_label, codename=codename
+            ).first()
             if permission is not None:  # a model of a later migration not there yet
                 wanted.append(permission)
         group.permissions.set(wanted)
