@@ -86,6 +86,7 @@ def database_url() -> str:
 
 def service_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
+    env.pop("DATABASE_OWNER_URL", None)  # the worker is the application: its role only
     env.update(
         DATABASE_URL=database_url(),
         REDIS_URL=settings.REDIS_URL,
