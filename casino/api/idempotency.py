@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from django.core.files import File
 from django.db import IntegrityError, transaction
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,6 +21,7 @@ from rest_framework.response import Response
 from casino.api.errors import error_body
 from casino.api.models import IdempotentRequest
 from casino.errors import Conflict, DomainError
+from casino.files import sha256_of
 
 HEADER = "Idempotency-Key"
 
@@ -37,8 +39,16 @@ class IdempotencyKeyReused(Conflict):
 
 
 def _fingerprint(request: Request) -> str:
-    body = json.dumps(request.data, sort_keys=True, default=str)
+    """The request as the key stands for it: method, path, fields, and each uploaded file's bytes
+    (the same key with another file is another request)."""
+    body = json.dumps(request.data, sort_keys=True, default=_json_value)
     return hashlib.sha256(f"{request.method} {request.path}\n{body}".encode()).hexdigest()
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, File):
+        return {"file": value.name, "size": value.size, "sha256": sha256_of(value)}
+    return str(value)
 
 
 def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:

@@ -7,7 +7,6 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers
-from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,6 +15,7 @@ from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import OVERSIGHT, HoldsRole
 from casino.api.serializers import StrictSerializer
+from casino.api.uploads import limited_multipart
 from casino.disputes import services
 from casino.disputes.models import (
     SUBJECTS,
@@ -229,7 +229,8 @@ class EvidenceInput(StrictSerializer):
 class EvidenceAdd(APIView):
     """Attach a photo or a scan (multipart ``file``); its SHA-256 enters the audit chain."""
 
-    parser_classes = [MultiPartParser]
+    # A body too large for a file the service accepts is refused unread.
+    parser_classes = [limited_multipart(services.MAX_EVIDENCE_BYTES)]
 
     @extend_schema(request={"multipart/form-data": EvidenceInput}, responses=EvidenceSerializer)
     @idempotent
@@ -241,7 +242,7 @@ class EvidenceAdd(APIView):
             actor=request.user,
             dispute_id=pk,
             name=upload.name,
-            content=upload.read(),
+            content=upload,  # streamed: hashed and stored a chunk at a time
             content_type=upload.content_type or "",
         )
         return Response(EvidenceSerializer(evidence).data, status=201)

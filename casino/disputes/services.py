@@ -12,10 +12,12 @@ unless they recorded the contested act. The inspector only reads.
 
 from __future__ import annotations
 
-import hashlib
+import re
+import unicodedata
 from collections import Counter
 from typing import Any
 
+from django.core.files import File
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.db.models import Q
@@ -33,6 +35,7 @@ from casino.disputes.models import (
 )
 from casino.disputes.recompute import Recomputation, recompute, transfers
 from casino.errors import Conflict, DomainError, NotFound, SegregationViolation
+from casino.files import sha256_of
 from casino.floor.models import Account, Coup, Movement, PostedReglement, Stake
 from casino.floor.services import Entry, ledger_post
 from casino.people.roles import Role
@@ -49,6 +52,7 @@ RAISERS = (
 )
 APPROVERS = (Role.DIRECTEUR, Role.COMMISSAIRE)
 MAX_EVIDENCE_BYTES = 20 * 1024 * 1024
+_MEDIA_TYPE = re.compile(r"[A-Za-z0-9][\w.+-]{0,48}/[A-Za-z0-9][\w.+-]{0,48}")  # fits in 100
 FINAL = (DisputeState.DECIDED_BY_COMMISSIONER, DisputeState.WITHDRAWN)
 # By instance: where the dispute waits for approval, where it ends, where a refusal sends it back.
 PENDING = {
@@ -280,28 +284,45 @@ def dispute_raise(
 
 @transaction.atomic
 def evidence_add(
-    *, actor: Any, dispute_id: int, name: str, content: bytes, content_type: str
+    *, actor: Any, dispute_id: int, name: str, content: bytes | File, content_type: str
 ) -> Evidence:
-    """Attach a photo or a scan; the file is stored and its SHA-256 enters the audit chain."""
+    """Attach a photo or a scan; the file is stored and its SHA-256 enters the audit chain.
+
+    ``content`` is the bytes or an uploaded file, which is read a chunk at a time, never whole.
+    """
     require_role(actor, *RAISERS, Role.COMMISSAIRE, act="adding evidence to a dispute")
     dispute = _lock(dispute_id)
     if dispute.state in FINAL:
         raise Conflict(f"dispute {dispute.pk} is closed", where="state")
-    if not content:
+    upload = content if isinstance(content, File) else ContentFile(content)
+    if not upload.size:
         raise InvalidDispute("the file is empty", where="file")
-    if len(content) > MAX_EVIDENCE_BYTES:
-        raise InvalidDispute(f"a file is at most {MAX_EVIDENCE_BYTES} bytes", where="file")
-    digest = hashlib.sha256(content).hexdigest()
+    if upload.size > MAX_EVIDENCE_BYTES:
+        raise InvalidDispute(
+            f"a file is at most {MAX_EVIDENCE_BYTES} bytes, not {upload.size}", where="file"
+        )
+    name = _text(name, "name", "the file's name")
+    if any(unicodedata.category(c) == "Cc" for c in name):
+        raise InvalidDispute(
+            f"the file's name {name[:60]!r} holds control characters", where="name"
+        )
+    content_type = content_type.strip() or "application/octet-stream"
+    if not _MEDIA_TYPE.fullmatch(content_type):
+        raise InvalidDispute(
+            f"{content_type[:60]!r} is not a media type (type/subtype, at most 100 characters)",
+            where="file",
+        )
+    digest = sha256_of(upload)
     evidence = Evidence(
         dispute=dispute,
-        name=_text(name, "name", "the file's name")[:200],
-        content_type=content_type or "application/octet-stream",
-        size=len(content),
+        name=name[:200],
+        content_type=content_type,
+        size=upload.size,
         sha256=digest,
         added_by=actor,
         added_at=clock.now(),
     )
-    evidence.file.save(f"{dispute.pk}-{digest[:16]}", ContentFile(content), save=False)
+    evidence.file.save(f"{dispute.pk}-{digest[:16]}", upload, save=False)
     evidence.save()
     audit_record(
         actor=actor,

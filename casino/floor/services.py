@@ -35,6 +35,7 @@ from casino.floor.models import (
 )
 from casino.games.errors import GameError
 from casino.games.reglement import PRESETS, Reglement, reglement
+from casino.locks import lock_name
 from casino.people.roles import Role
 from casino.people.services import require_role, roles_of
 
@@ -118,9 +119,8 @@ def reglement_post(
         else articles_for(engine, correction_approval_threshold=threshold)
     )
     _check_articles(articles)
-    previous = (
-        PostedReglement.objects.select_for_update().filter(name=name).order_by("-version").first()
-    )
+    lock_name(f"reglement:{name}")  # one version number at a time per règlement
+    previous = PostedReglement.objects.filter(name=name).order_by("-version").first()
     posted = PostedReglement.objects.create(
         name=name,
         version=(previous.version + 1) if previous else 1,

@@ -14,6 +14,7 @@ from audit.services import anomaly_raise
 from casino import clock
 from casino.errors import Conflict, DomainError, NotFound
 from casino.floor.models import Table
+from casino.locks import lock_name
 from casino.people.roles import Role
 from casino.people.services import require_role
 from casino.police.models import FOLLOW_UP_WITHIN, FollowUp, Observation
@@ -73,7 +74,8 @@ def follow_up_record(*, actor: Any, observation_id: int, action: str) -> FollowU
     """The director records what the house did about an observation."""
     require_role(actor, Role.DIRECTEUR, act="recording the follow-up of a police observation")
     try:
-        observation = Observation.objects.select_for_update().get(pk=observation_id)
+        lock_name(f"observation:{observation_id}")  # one follow-up at a time per observation
+        observation = Observation.objects.get(pk=observation_id)
     except Observation.DoesNotExist:
         raise NotFound(
             f"observation {observation_id} does not exist", where="observation"

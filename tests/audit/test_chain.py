@@ -13,6 +13,7 @@ import audit.canonical
 from audit.canonical import GENESIS_HASH, event_bytes, event_hash, format_time
 from audit.chain import AuditOutsideTransaction, audit_record, verify_chain
 from audit.models import AuditEvent, ChainHead
+from tests.conftest import as_owner
 
 
 def append(n: int, actor=None, action: str = "test.appended") -> None:
@@ -90,14 +91,14 @@ def test_database_refuses_to_move_the_head_anywhere_but_the_last_event(db):
 
 
 def tamper(sql: str) -> None:
-    """What a superuser with psql could do: switch the triggers off for the session and edit."""
-    with connection.cursor() as cursor:
+    """What a superuser with psql could do (the application's role cannot): switch the triggers off
+    for the session and edit. Committed, so the tests that tamper are transactional."""
+    with as_owner(), connection.cursor() as cursor:
         cursor.execute("SET session_replication_role = replica")
         cursor.execute(sql)
-        cursor.execute("SET session_replication_role = origin")
 
 
-def test_verify_audit_names_the_tampered_event(db, capsys):
+def test_verify_audit_names_the_tampered_event(transactional_db, capsys):
     append(10)
     call_command("verify_audit")
     assert "audit chain verified: 10 events" in capsys.readouterr().out
@@ -109,7 +110,7 @@ def test_verify_audit_names_the_tampered_event(db, capsys):
     assert "BROKEN at event #7" in capsys.readouterr().err
 
 
-def test_verify_detects_a_deleted_event_and_a_cut_off_tail(db):
+def test_verify_detects_a_deleted_event_and_a_cut_off_tail(transactional_db):
     append(5)
     tamper("DELETE FROM audit_auditevent WHERE seq = 3")
     result = verify_chain()
@@ -122,7 +123,7 @@ def test_verify_detects_a_deleted_event_and_a_cut_off_tail(db):
     assert "head says #5" in result.reason
 
 
-def test_verify_detects_an_altered_time(db):
+def test_verify_detects_an_altered_time(transactional_db):
     append(3)
     tamper("UPDATE audit_auditevent SET at = at + interval '1 second' WHERE seq = 2")
     assert verify_chain().first_broken_seq == 2

@@ -1,5 +1,6 @@
 """``python manage.py verify_report FILE.pdf``: validate a report's signature, certificate chain
-and integrity with pyHanko; say what was found; exit 0 if all holds, 1 if not."""
+and integrity with pyHanko, and find it among the recorded reports; say what was found; exit 0 if
+all holds, 1 if not."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from casino.reports.models import Report
 from casino.reports.signing import verify_pdf
@@ -27,7 +28,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, file: Path, trust_root: list[Path] | None, **options: Any) -> None:
-        data = file.read_bytes()
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"{file}: {exc.strerror or exc}") from None
         result = verify_pdf(data, trust_root)
         for finding in result.findings:
             self.stdout.write(finding)
@@ -41,5 +45,8 @@ class Command(BaseCommand):
                 else "not a recorded report"
             )
         )
-        self.stdout.write("VALID" if result.ok else "NOT VALID")
-        sys.exit(0 if result.ok else 1)
+        # A valid signature on a document the house never recorded (signed with a stolen or
+        # development key, or a report edited and signed again) proves nothing: not valid.
+        valid = result.ok and recorded is not None
+        self.stdout.write("VALID" if valid else "NOT VALID")
+        sys.exit(0 if valid else 1)

@@ -1,0 +1,15 @@
+"""Transaction-scoped locks on a name, for what has no row to lock.
+
+Append-only tables cannot be locked row by row: ``SELECT … FOR UPDATE`` needs the UPDATE privilege,
+which the application's database role does not hold on them (audit/database_role.py).
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+
+
+def lock_name(name: str) -> None:
+    """Wait until no other transaction holds ``name``; held until this transaction ends."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [name])
