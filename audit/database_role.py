@@ -39,14 +39,14 @@ def _deletable() -> set[type[models.Model]]:
     """The tables the application deletes rows from, and why (nothing recorded is among them)."""
     from django.contrib.auth.models import Group, User
     from django.contrib.sessions.models import Session
-    from rest_framework.authtoken.models import Token
+    from django_otp.plugins.otp_totp.models import TOTPDevice
 
     return {
         Session,  # logout, expired sessions
         User.groups.through,  # a role withdrawn (people.services.staff_set_roles)
         User.user_permissions.through,
         Group.permissions.through,  # people.roles.sync_role_permissions
-        Token,  # an API token revoked
+        TOTPDevice,  # a second factor withdrawn at a reset of credentials (people.services)
     }
 
 

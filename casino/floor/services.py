@@ -401,8 +401,9 @@ def count_countersign(*, actor: Any, count_id: int) -> CountSignature:
     """The director or a comité member countersigns a count, in their own act: never the person
     who counted, never twice."""
     require_role(actor, Role.DIRECTEUR, Role.COMITE, act="countersigning a count")
+    lock_name(f"count:{count_id}")  # one countersignature at a time (append-only: no row lock)
     try:
-        count = FloatCount.objects.select_for_update().get(pk=count_id)
+        count = FloatCount.objects.get(pk=count_id)
     except FloatCount.DoesNotExist:
         raise NotFound(f"count {count_id} does not exist", where="count") from None
     if count.counted_by_id == actor.pk:
@@ -564,7 +565,9 @@ def shift_open(
     croupiers = list(croupiers)
     if not croupiers:
         raise NotOnDuty("a séance opens with at least one croupier on duty", where="croupiers")
-    table = Table.objects.select_for_update().select_related("reglement").get(pk=table.pk)
+    table = (
+        Table.objects.select_for_update(of=("self",)).select_related("reglement").get(pk=table.pk)
+    )
     if Shift.objects.filter(table=table, closed_at__isnull=True).exists():
         raise Conflict(f"{table} already has an open séance", where="table")
     count = _signed_count(count_id, table, FloatCount.Moment.OPENING)
@@ -655,11 +658,10 @@ def transfer_countersign(
     *, actor: Any, transfer_id: int, signed: bool = True, remark: str = ""
 ) -> TransferSignature:
     """The other side signs the fill or credit (the money moves now) or declines it."""
+    lock_name(f"transfer:{transfer_id}")  # one signature at a time (append-only: no row lock)
     try:
-        transfer = (
-            CashTransfer.objects.select_for_update(of=("self",))
-            .select_related("shift__table", "recorded_by")
-            .get(pk=transfer_id)
+        transfer = CashTransfer.objects.select_related("shift__table", "recorded_by").get(
+            pk=transfer_id
         )
     except CashTransfer.DoesNotExist:
         raise NotFound(f"transfer {transfer_id} does not exist", where="transfer") from None

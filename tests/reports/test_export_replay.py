@@ -1,0 +1,147 @@
+"""The regulator's replay of each exported talon reproduces the recorded coups: prisoners carried
+from one taille into the next, a sixain shuffled and cut again, and the cut card (issue 11, item 9).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from casino.floor.coups import (
+    IllegalCoupPhase,
+    coup_close_betting,
+    coup_lay_card,
+    coup_open,
+    coup_settle,
+    stake_place,
+)
+from casino.floor.models import Coup, CoupPhase
+from casino.games.cards import SIXAIN
+from casino.games.replay import replay
+from casino.reports.export import replay_document
+from shoes.services import cards_pass, pack_cut, pack_shuffle
+
+# Noir 31 and rouge 31: a refait at the first coup, so the stakes on it go to prison.
+REFAIT = ["TS", "TH", "TD", "AS", "TC", "JH", "QD", "AH"]
+
+
+def sixain(first: list[str], seed: int) -> list[str]:
+    """A shuffled sixain that begins with ``first``."""
+    rest = [str(c) for c in SIXAIN.cards]
+    for code in first:
+        rest.remove(code)
+    random.Random(seed).shuffle(rest)
+    return first + rest
+
+
+def play(cast, shift, talon: list[str], coups: int | None = None) -> None:
+    """Play coups with two stakes each (rouge and couleur) until the taille ends or ``coups``."""
+    cards = iter(talon)
+    played = 0
+    while coups is None or played < coups:
+        coup = coup_open(actor=cast.tailleur, shift_id=shift.pk)
+        for ref, chance in (("r", "rouge"), ("c", "couleur")):
+            stake_place(
+                actor=cast.croupier,
+                coup_id=coup.pk,
+                ref=ref,
+                holder="4",
+                chance=chance,
+                amount=1000 + 500 * played,
+            )
+        coup_close_betting(actor=cast.tailleur, coup_id=coup.pk)
+        cut_card = False
+        while not cut_card:
+            try:
+                laid = coup_lay_card(actor=cast.tailleur, coup_id=coup.pk, code=next(cards))
+            except IllegalCoupPhase:  # the cut card came out inside the coup
+                cut_card = True
+            else:
+                if laid.coup_complete:
+                    break
+        result = coup_settle(actor=cast.croupier, coup_id=coup.pk, cut_card=cut_card)
+        played += 1
+        if result.last:
+            return
+
+
+def recorded(pack, taille: int) -> list[tuple]:
+    found = []
+    for coup in Coup.objects.filter(pack=pack, taille=taille, phase=CoupPhase.SETTLED).order_by(
+        "number"
+    ):
+        o = coup.outcome
+        settlements = sorted(
+            (str(s.stake_id), s.outcome, s.paid, s.returned, s.to_bank, s.premium, s.held, s.level)
+            for s in coup.settlements.all()
+        )
+        found.append(
+            (o.noir_cards, o.rouge_cards, o.result, o.couleur or None, o.void, o.last, settlements)
+        )
+    return found
+
+
+def replayed(pack, taille: int, count: int) -> list[tuple]:
+    out = replay(replay_document(pack, taille))["coups"][:count]
+    return [
+        (
+            c["noir"]["cards"],
+            c["rouge"]["cards"],
+            c["result"],
+            c["couleur"],
+            c["void"],
+            c["last"],
+            sorted(
+                (
+                    s["stake"],
+                    s["outcome"],
+                    s["paid"],
+                    s["returned"],
+                    s["to_bank"],
+                    s["premium"],
+                    s["held"],
+                    s["level"],
+                )
+                for s in c["settlements"]
+            ),
+        )
+        for c in out
+    ]
+
+
+def reshuffle(cast, pack) -> None:
+    pack_shuffle(actor=cast.croupier, pack_id=pack.pk)
+    pack_shuffle(actor=cast.tailleur, pack_id=pack.pk)
+    pack_cut(actor=cast.tailleur, pack_id=pack.pk, cut_by="M. Weih")
+
+
+def test_prisoners_carried_into_a_reshuffled_taille_replay_as_recorded(cast, shift, sixain_in_play):
+    pack = sixain_in_play
+    play(cast, shift, sixain(REFAIT, seed=1), coups=1)
+    prison = replay_document(pack, 1)["prison"]
+    assert prison == []
+    cards_pass(actor=cast.tailleur, pack_id=pack.pk)  # the cards pass with stakes in prison
+    reshuffle(cast, pack)
+    play(cast, shift, sixain([], seed=2), coups=12)
+    document = replay_document(pack, 2)
+    assert {p["level"] for p in document["prison"]} == {1}  # the refait's two stakes, carried
+    assert len(document["cards"]) == 312
+    for taille in (1, 2):
+        mine = recorded(pack, taille)
+        assert mine, taille
+        assert replayed(pack, taille, len(mine)) == mine
+
+
+@pytest.mark.reglement("france-2007")
+def test_a_talon_ended_by_the_cut_card_replays_as_recorded(cast, shift, sixain_in_play):
+    pack = sixain_in_play
+    play(cast, shift, sixain([], seed=11))
+    pack.refresh_from_db()
+    assert pack.state == "passed"
+    mine = recorded(pack, 1)
+    assert mine[-1][5] is True  # the last coup knows it is the last
+    everything = replay(replay_document(pack, 1))
+    assert everything["end"]["reason"] == "cut_card"
+    assert len(everything["coups"]) == len(mine)
+    assert replayed(pack, 1, len(mine)) == mine
