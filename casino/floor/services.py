@@ -182,14 +182,7 @@ def table_create(
     table = Table.objects.create(
         number=number, game=Game(game), reglement=posted, min_stake=min_stake, max_stake=max_stake
     )
-    TableChange.objects.create(
-        table=table,
-        reglement=posted,
-        min_stake=min_stake,
-        max_stake=max_stake,
-        at=clock.now(),
-        by=actor,
-    )
+    _settings_recorded(table, posted, min_stake, max_stake, actor)
     for kind in (Account.Kind.LAYOUT, Account.Kind.BANK, Account.Kind.PRISON):
         Account.objects.create(
             code=f"T{number}:{kind}", kind=kind, table=table, name=f"{table} · {kind}"
@@ -207,6 +200,21 @@ def table_create(
         },
     )
     return table
+
+
+def _settings_recorded(
+    table: Table, posted: PostedReglement, min_stake: int, max_stake: int, actor: Any
+) -> TableChange:
+    """The record of who set a table's règlement and limits: PostgreSQL lets the table's row
+    carry no other settings than the last such record's."""
+    return TableChange.objects.create(
+        table=table,
+        reglement=posted,
+        min_stake=min_stake,
+        max_stake=max_stake,
+        at=clock.now(),
+        by=actor,
+    )
 
 
 def _posted(reglement_id: int) -> PostedReglement:
@@ -234,14 +242,7 @@ def table_configure(
     before = (
         f"{table.reglement.name} v{table.reglement.version} {table.min_stake}-{table.max_stake}"
     )
-    change = TableChange.objects.create(
-        table=table,
-        reglement=posted,
-        min_stake=min_stake,
-        max_stake=max_stake,
-        at=clock.now(),
-        by=actor,
-    )
+    change = _settings_recorded(table, posted, min_stake, max_stake, actor)
     table.reglement, table.min_stake, table.max_stake = posted, min_stake, max_stake
     table.save(update_fields=["reglement", "min_stake", "max_stake"])
     audit_record(

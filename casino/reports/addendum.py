@@ -13,7 +13,7 @@ from casino.disputes.models import Decision
 from casino.floor.models import Shift
 from casino.reports.models import Report
 from casino.reports.pdf import SMALL, WIDTH, Document, grid, heading, para, text
-from casino.reports.shift_report import key_values, local, money, person
+from casino.reports.shift_report import checkpoint, key_values, local, money, person
 
 
 def addendum_document(report: Report) -> Document:
@@ -63,20 +63,7 @@ def addendum_document(report: Report) -> Document:
     _approval(doc, decision)
     _movements(doc, decision)
     _history(doc, decision, report)
-    doc.add(heading("Chaîne d'audit", "Audit chain checkpoint"))
-    doc.add(
-        key_values(
-            [
-                ("Événements / events", f"#{report.chain_from} .. #{report.chain_to}"),
-                ("Tête à la demande / head when requested", f"#{report.chain_to}"),
-                ("Empreinte / head hash", report.head_hash),
-                (
-                    "Vérifier / verify",
-                    "python manage.py verify_audit; the regulator's export carries the events",
-                ),
-            ]
-        )
-    )
+    checkpoint(doc, report, "Tête à la demande / head when requested")
     return doc
 
 

@@ -87,7 +87,7 @@ def shift_document(report: Report) -> Document:
     _disputes(doc, shift)
     _anomalies(doc, shift, packs)
     _charts(doc, shift)
-    _checkpoint(doc, report)
+    checkpoint(doc, report)
     return doc
 
 
@@ -554,13 +554,16 @@ def _hold_drawing(actual: float, expected: float, low: float, high: float) -> Dr
     return drawing
 
 
-def _checkpoint(doc: Document, report: Report) -> None:
+def checkpoint(
+    doc: Document, report: Report, head: str = "Tête à la clôture / head at close"
+) -> None:
+    """The audit chain's range and head hash the report pins (an addendum: as requested)."""
     doc.add(heading("Chaîne d'audit", "Audit chain checkpoint"))
     doc.add(
         key_values(
             [
                 ("Événements / events", f"#{report.chain_from} .. #{report.chain_to}"),
-                ("Tête à la clôture / head at close", f"#{report.chain_to}"),
+                (head, f"#{report.chain_to}"),
                 ("Empreinte / head hash", report.head_hash),
                 (
                     "Vérifier / verify",
