@@ -239,6 +239,12 @@ CELERY_BEAT_SCHEDULE = {
 # sent again (the broker lost it: a Redis restart without persistence).
 OUTBOX_POLL_SECONDS = env_int("OUTBOX_POLL_SECONDS", 1, minimum=1)
 OUTBOX_REDELIVER_AFTER_SECONDS = env_int("OUTBOX_REDELIVER_AFTER_SECONDS", 600, minimum=1)
+# A task whose work fails is retried with backoff (1, 2, 4… s, at most 10 min) this many times,
+# then marked failed until the relay sends it again. A task the database's outage stops is retried
+# without limit, waiting at most OUTBOX_OUTAGE_RETRY_MAX_SECONDS between tries, so that it runs
+# soon after the database is back (casino/outbox/outbox.py).
+OUTBOX_TASK_RETRIES = env_int("OUTBOX_TASK_RETRIES", 8, minimum=0)
+OUTBOX_OUTAGE_RETRY_MAX_SECONDS = env_int("OUTBOX_OUTAGE_RETRY_MAX_SECONDS", 30, minimum=1)
 
 LOGGING = {
     "version": 1,
