@@ -79,23 +79,37 @@ def publish(messages: Iterable[OutboxMessage]) -> None:
             )
 
 
-def relay_pending(*, limit: int = 100, only: Iterable[int] | None = None) -> int:
+def relay_pending(
+    *,
+    limit: int = 100,
+    only: Iterable[int] | None = None,
+    redeliver_after: float | None = None,
+    sent_before: bool = False,
+) -> int:
     """Send pending requests to the broker; return how many were sent.
 
-    Rows are claimed with SKIP LOCKED so several relays (or a relay and the sender thread) never
-    send the same request twice at once, and a request whose task is running (it holds its row)
-    is not sent again. A broker error stops the pass and leaves the rows pending.
+    Pending: never sent, or sent more than ``redeliver_after`` seconds ago
+    (``OUTBOX_REDELIVER_AFTER_SECONDS`` by default) and still not done, unless the worker has
+    scheduled its retry for later. Rows are claimed with SKIP LOCKED so several relays (or a relay
+    and the sender thread) never send the same request twice at once, and a request whose task is
+    running (it holds its row) is not sent again. A broker error stops the pass and leaves the
+    rows pending. ``sent_before``: only requests that were sent before (sent again).
     """
     now = clock.now()
-    stale = now - dt.timedelta(seconds=settings.OUTBOX_REDELIVER_AFTER_SECONDS)
+    if redeliver_after is None:
+        redeliver_after = settings.OUTBOX_REDELIVER_AFTER_SECONDS
+    stale = now - dt.timedelta(seconds=redeliver_after)
     with transaction.atomic():
         pending = (
             OutboxMessage.objects.select_for_update(skip_locked=True)
             .filter(done_at__isnull=True)
             .exclude(sent_at__gt=stale)
+            .exclude(retry_at__gt=now)
         )
         if only is not None:
             pending = pending.filter(pk__in=list(only))
+        if sent_before:
+            pending = pending.filter(sent_at__isnull=False)
         messages = list(pending.order_by("id")[:limit])
         if not messages:
             return 0
