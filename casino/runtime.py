@@ -24,6 +24,7 @@ This module must not import Django: it decides the settings Django will read.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -400,6 +401,9 @@ class Supervisor:
             "2",
             "--access-logfile",
             "-",
+            # Its control socket's default path is one per user, shared by every gunicorn of
+            # the machine (a second `make run`, the benchmarks, the fault suite): not used here.
+            "--no-control-socket",
         )
 
     def tick(self) -> None:
@@ -414,6 +418,10 @@ class Supervisor:
                     returncode = child.process.poll()
                     if returncode is None:
                         continue
+                    # What it forked (gunicorn's workers, celery's pool) would go on alone,
+                    # holding the port or a task: the whole group goes with it.
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(child.process.pid, signal.SIGKILL)
                     ran = now - child.started
                     child.failures = 1 if ran >= self.STABLE_AFTER else child.failures + 1
                     delay = min(self.BACKOFF_MAX, 2.0 ** (child.failures - 1))
