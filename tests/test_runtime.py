@@ -5,8 +5,10 @@ signals, a real Redis and PostgreSQL of the test's own."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +27,21 @@ def supervisor(tmp_path: Path) -> Iterator[Supervisor]:
     supervisor.TICK = 0.1
     yield supervisor
     supervisor.stop()
+
+
+class Said:
+    """What the supervisor has logged so far (its lines follow what they report by a moment)."""
+
+    def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
+        self.capsys = capsys
+        self.text = ""
+
+    def __call__(self, line: str) -> bool:
+        self.text += self.capsys.readouterr().out
+        return line in self.text
+
+    def of(self, line: str):  # type: ignore[no-untyped-def]
+        return lambda: self(line)
 
 
 def pid(supervisor: Supervisor, name: str) -> int:
@@ -51,10 +68,11 @@ def test_a_dead_part_is_restarted_with_backoff_and_the_others_keep_running(super
 
     assert pid(supervisor, "web") == web
     os.kill(web, 0)  # still the same process, never touched
-    out = capsys.readouterr().out
+    said = Said(capsys)
+    assert wait_until(lambda: said(f"worker restarted (pid {pid(supervisor, 'worker')})"))
+    out = said.text
     assert f"worker (pid {first}) exited with signal SIGKILL after 0 s; restarting in 1 s" in out
     assert f"worker (pid {second}) exited with signal SIGKILL after 0 s; restarting in 2 s" in out
-    assert f"worker restarted (pid {pid(supervisor, 'worker')})" in out
     assert "web (pid" not in out
 
 
@@ -84,7 +102,7 @@ def test_an_embedded_redis_that_dies_comes_back_on_the_same_port(tmp_path, capsy
         os.kill(int(broker.pid_file.read_text()), signal.SIGKILL)
         assert wait_until(lambda: _pings(client), timeout=15)
         assert broker.url_file.read_text() == url
-        assert "embedded Redis running again: " + url in capsys.readouterr().out
+        assert wait_until(Said(capsys).of("embedded Redis running again: " + url))
     finally:
         supervisor.stop()
         broker.stop()
@@ -99,9 +117,20 @@ def _pings(client) -> bool:  # type: ignore[no-untyped-def]
         return False
 
 
-def test_an_embedded_postgresql_that_dies_comes_back_on_the_same_socket(tmp_path):
+@pytest.fixture
+def reachable_dir() -> Iterator[Path]:
+    """A directory a PostgreSQL started by root can reach: it runs as another user, and pytest's
+    temporary root is private to root (tests/reliability/conftest.py does the same)."""
+    directory = Path(tempfile.mkdtemp(prefix="casino-runtime-"))
+    directory.chmod(0o755)
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_an_embedded_postgresql_that_dies_comes_back_on_the_same_socket(reachable_dir):
     import psycopg
 
+    tmp_path = reachable_dir
     database = EmbeddedPostgres(data=tmp_path / "pg", url_file=tmp_path / "database.url")
     url, _ = database.start()
     supervisor = Supervisor(Services(started=[database]), run_dir=tmp_path / "run")

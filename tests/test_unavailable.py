@@ -131,3 +131,11 @@ def test_only_unavailability_is_unavailable():
     import redis
 
     assert unavailable_part(redis.exceptions.ConnectionError("refused")) == "broker"
+
+
+def test_the_health_command_names_what_does_not_answer(db, settings):
+    from django.core.management import CommandError, call_command
+
+    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"
+    with pytest.raises(CommandError, match=r"^broker unavailable \(ConnectionError"):
+        call_command("health")
