@@ -6,13 +6,15 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUNTIME := $(BIN)/python -m casino.runtime
 
-.PHONY: help run demo test bench lint format stop clean
+.PHONY: help run serve demo test faults bench lint format stop clean
 
 help:
 	@echo "make run    start everything with demo data (admin at http://127.0.0.1:8000/admin/)"
+	@echo "make serve  start everything, no demo data"
 	@echo "make demo   the same, headless: seed, run the worker once, exit"
 	@echo "make test   the whole test suite (real PostgreSQL, Redis and Celery worker)"
-	@echo "make bench  the benchmarks"
+	@echo "make faults the fault suite alone (also part of make test)"
+	@echo "make bench  the benchmarks (BENCH=\"broker api\": only those)"
 	@echo "make lint   ruff and mypy"
 	@echo "make stop   stop embedded servers left running by manage.py"
 
@@ -25,14 +27,21 @@ $(STAMP): requirements.txt requirements-dev.txt
 run: $(STAMP)
 	$(RUNTIME) run
 
+serve: $(STAMP)
+	$(RUNTIME) serve
+
 demo: $(STAMP)
 	$(RUNTIME) demo
 
 test: $(STAMP)
 	$(RUNTIME) exec -- $(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# The fault suite starts a PostgreSQL and a Redis of its own: it needs no configured server.
+faults: $(STAMP)
+	$(RUNTIME) exec -- $(BIN)/python -m pytest tests/reliability $(PYTEST_ARGS)
+
 bench: $(STAMP)
-	$(RUNTIME) exec -- $(BIN)/python -m tests.bench
+	$(RUNTIME) exec -- $(BIN)/python -m tests.bench $(BENCH)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
