@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUNTIME := $(BIN)/python -m casino.runtime
 
-.PHONY: help run demo test bench lint format stop clean
+.PHONY: help run demo test bench lint format stop clean api-examples
 
 help:
 	@echo "make run    start everything with demo data (admin at http://127.0.0.1:8000/admin/)"
@@ -14,6 +14,7 @@ help:
 	@echo "make test   the whole test suite (real PostgreSQL, Redis and Celery worker)"
 	@echo "make bench  the benchmarks"
 	@echo "make lint   ruff and mypy"
+	@echo "make api-examples  the schema's examples, from a séance played over the API"
 	@echo "make stop   stop embedded servers left running by manage.py"
 
 $(STAMP): requirements.txt requirements-dev.txt
@@ -33,6 +34,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(RUNTIME) exec -- $(BIN)/python -m tests.bench
+
+# Every operation's example in the schema, recorded from the tour of tests/api/tour.py.
+api-examples: $(STAMP)
+	CASINO_RECORD_EXAMPLES=1 $(RUNTIME) exec -- $(BIN)/python -m pytest -q tests/api/test_schema.py -k calls_every
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

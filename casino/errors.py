@@ -11,7 +11,7 @@ class DomainError(Exception):
     """An act refused by a rule of the house. Subclasses name the rule."""
 
     code = "refused"
-    http_status = 400
+    http_status = 422
 
     def __init__(self, message: str, *, where: str | None = None) -> None:
         super().__init__(message)

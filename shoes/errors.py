@@ -1,6 +1,6 @@
 """Errors of the custody of sealed packs."""
 
-from casino.errors import Conflict, DomainError, RoleRequired
+from casino.errors import Conflict, DomainError
 
 
 class IllegalPackState(Conflict):
@@ -9,7 +9,7 @@ class IllegalPackState(Conflict):
     code = "illegal_pack_state"
 
 
-class SealNotVerified(RoleRequired):
+class SealNotVerified(Conflict):
     """No pack is opened before a police commissioner has found its seal intact."""
 
     code = "seal_not_verified"

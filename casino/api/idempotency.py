@@ -15,6 +15,7 @@ from typing import Any
 
 from django.core.files import File
 from django.db import IntegrityError, transaction
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -30,6 +31,7 @@ class IdempotencyKeyRequired(DomainError):
     """Every write from a terminal carries a key, so a retry can never record an act twice."""
 
     code = "idempotency_key_required"
+    http_status = 400
 
 
 class IdempotencyKeyReused(Conflict):
@@ -86,8 +88,14 @@ def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
                         # A plain refusal records nothing; a retry is judged afresh.
                         transaction.set_rollback(True)
                         return response
+                # Kept as the client read it (dates as text), so a retry gets the same bytes.
+                body = (
+                    json.loads(JSONRenderer().render(response.data))
+                    if response.data is not None
+                    else {}
+                )
                 IdempotentRequest.objects.filter(pk=record.pk).update(
-                    status=response.status_code, body=response.data
+                    status=response.status_code, body=body
                 )
                 return response
         first = IdempotentRequest.objects.get(user=request.user, key=key)
@@ -99,4 +107,5 @@ def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
         replay["Idempotent-Replay"] = "true"
         return replay
 
+    wrapper.is_idempotent = True  # type: ignore[attr-defined]  (the schema says it needs a key)
     return wrapper

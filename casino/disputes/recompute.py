@@ -53,9 +53,34 @@ class Recomputation:
         }
 
 
-def _row(s: EngineSettlement, refs: dict[int, str]) -> dict[str, Any]:
-    """As the replay writes it, the stake named by its reference at the table."""
-    return {**settlement_json(s), "stake": refs[int(s.stake)]}
+def _row(s: EngineSettlement, coup: Coup) -> dict[str, Any]:
+    """As the API writes a settlement: the stake and the coup each by its reference."""
+    return {**settlement_json(s), "stake": int(s.stake), "coup": coup.pk}
+
+
+def _findings(
+    coup: Coup, findings: list[dict[str, Any]], stakes: set[int]
+) -> dict[int, tuple[int, dict[str, Any]]]:
+    """The findings by stake: (its index in ``findings``, the fields it corrects)."""
+    if not isinstance(findings, list):
+        raise InvalidFinding("findings are a list of {stake, …}", where="findings")
+    amended: dict[int, tuple[int, dict[str, Any]]] = {}
+    for index, finding in enumerate(findings):
+        where = f"findings[{index}]"
+        if not isinstance(finding, dict):
+            raise InvalidFinding("a finding is an object {stake, …}", where=where)
+        changes = {k: v for k, v in finding.items() if k != "stake"}
+        stake = finding.get("stake")
+        if stake not in stakes or isinstance(stake, bool):
+            raise InvalidFinding(
+                f"coup {coup.number} has no stake {stake!r}", where=f"{where}.stake"
+            )
+        if stake in amended:
+            raise InvalidFinding(f"stake {stake} is found twice", where=f"{where}.stake")
+        if not changes or set(changes) - AMENDABLE:
+            raise InvalidFinding(f"a finding corrects {sorted(AMENDABLE)}", where=where)
+        amended[stake] = (index, changes)
+    return amended
 
 
 def transfers(net: Counter[str]) -> list[tuple[str, str, int]]:
@@ -73,31 +98,26 @@ def transfers(net: Counter[str]) -> list[tuple[str, str, int]]:
     return moves
 
 
-def recompute(coup: Coup, findings: dict[str, dict[str, Any]] | None = None) -> Recomputation:
-    """Replay ``coup`` with its stakes as found (``{ref: {chance, amount, insured, on_refait}}``)."""
-    findings = findings or {}
+def recompute(coup: Coup, findings: list[dict[str, Any]] | None = None) -> Recomputation:
+    """Replay ``coup`` with its stakes as found: ``[{"stake": id, "chance"|"amount"|"insured"|
+    "on_refait": …}]``, each stake named by its reference."""
     result = CoupResult.objects.filter(coup=coup).first()
     if result is None:
         raise Conflict(f"coup {coup.number} is not settled yet", where="coup")
     rules = rules_of(coup)
     stakes = list(coup.stakes.filter(withdrawal__isnull=True).select_related("holder"))
-    by_ref = {s.ref: s for s in stakes}
+    amended = _findings(coup, findings or [], {s.pk for s in stakes})
     net: Counter[str] = Counter()
     engine_stakes = []
-    for ref, amended in findings.items():
-        if ref not in by_ref:
-            raise InvalidFinding(
-                f"coup {coup.number} has no stake {ref!r}", where=f"findings.{ref}"
-            )
-        if not isinstance(amended, dict) or not amended or set(amended) - AMENDABLE:
-            raise InvalidFinding(f"a finding corrects {sorted(AMENDABLE)}", where=f"findings.{ref}")
     for stake in stakes:
         try:
-            found = engine_stake(stake, **findings.get(stake.ref, {}))
+            index, changes = amended.get(stake.pk, (None, {}))
+            found = engine_stake(stake, **changes)
             check_stake(found, rules)
         except (GameError, ValueError, DomainError) as exc:
             message = getattr(exc, "message", str(exc))
-            raise InvalidFinding(message, where=f"findings.{stake.ref}") from None
+            where = "findings" if index is None else f"findings[{index}]"
+            raise InvalidFinding(message, where=where) from None
         engine_stakes.append(found)
         if found.amount != stake.amount:  # the placement itself was recorded wrong
             net[stake.holder.code] -= found.amount - stake.amount
@@ -134,11 +154,10 @@ def recompute(coup: Coup, findings: dict[str, dict[str, Any]] | None = None) -> 
             for entry in (*collect, *pay):
                 net[entry.debit.code] += sign * entry.amount
                 net[entry.credit.code] -= sign * entry.amount
-    refs = {pk: s.ref for pk, s in by_pk.items()}
     prison = accounts[Account.Kind.PRISON].code
     return Recomputation(
-        recorded=[_row(s, refs) for s in recorded],
-        computed=[_row(s, refs) for s in computed],
+        recorded=[_row(s, coup) for s in recorded],
+        computed=[_row(s, coup) for s in computed],
         corrections=transfers(net),
         touches_prison=bool(net[prison]),
     )

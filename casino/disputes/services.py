@@ -353,7 +353,9 @@ def _applied(dispute: Dispute) -> Counter[str]:
     return net
 
 
-def recomputation(dispute: Dispute, findings: dict[str, Any] | None = None) -> Recomputation | None:
+def recomputation(
+    dispute: Dispute, findings: list[dict[str, Any]] | None = None
+) -> Recomputation | None:
     """The engine's answer for the contested coup (None when the subject is not in a coup)."""
     coup = contested_coup_of(dispute.subject_name(), dispute.subject())
     if coup is None or not hasattr(coup, "outcome"):
@@ -387,7 +389,7 @@ def dispute_decide(
     dispute_id: int,
     articles: list[str],
     reasoning: str,
-    findings: dict[str, Any] | None = None,
+    findings: list[dict[str, Any]] | None = None,
     corrections: list[Any] | None = None,
     override_reason: str = "",
 ) -> Decision:
@@ -452,7 +454,7 @@ def dispute_decide(
         decided_at=clock.now(),
         articles=articles,
         reasoning=reasoning,
-        findings=findings or {},
+        findings=findings or [],
         computed=computed.as_json() if computed else {},
         corrections=[list(c) for c in ordered],
         override_reason=override_reason.strip(),

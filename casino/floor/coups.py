@@ -67,6 +67,7 @@ class BettingClosed(DomainError):
     """ "Le jeu est fait": no more stakes for this coup."""
 
     code = "betting_closed"
+    http_status = 409
 
 
 class LateStake(DomainError):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
 
 from audit.chain import audit_record
 from audit.models import Severity
@@ -755,20 +755,21 @@ class Rundown:
 
 def rundown(shift: Shift) -> Rundown:
     bank = table_account(shift.table, Account.Kind.BANK)
-    movements = Movement.objects.filter(shift=shift)
-
-    def total(**filters: Any) -> int:
-        return int(movements.filter(**filters).aggregate(s=Sum("amount"))["s"] or 0)
-
-    opening = total(kind=Movement.Kind.FLOAT, debit=bank)
-    fills = total(kind=Movement.Kind.FILL, debit=bank)
-    credits = total(kind=Movement.Kind.CREDIT, credit=bank)
-    play = movements.exclude(
-        kind__in=[Movement.Kind.FLOAT, Movement.Kind.FILL, Movement.Kind.CREDIT]
+    cash = [Movement.Kind.FLOAT, Movement.Kind.FILL, Movement.Kind.CREDIT]
+    play = ~Q(kind__in=cash)
+    # One pass over the séance's movements (a séance's figures are read at every close, report
+    # and terminal restart).
+    sums = Movement.objects.filter(shift=shift).aggregate(
+        opening=Sum("amount", filter=Q(kind=Movement.Kind.FLOAT, debit=bank)),
+        fills=Sum("amount", filter=Q(kind=Movement.Kind.FILL, debit=bank)),
+        credits=Sum("amount", filter=Q(kind=Movement.Kind.CREDIT, credit=bank)),
+        won=Sum("amount", filter=play & Q(debit=bank)),
+        lost=Sum("amount", filter=play & Q(credit=bank)),
     )
-    result = int(play.filter(debit=bank).aggregate(s=Sum("amount"))["s"] or 0) - int(
-        play.filter(credit=bank).aggregate(s=Sum("amount"))["s"] or 0
+    opening, fills, credits, won, lost = (
+        int(sums[name] or 0) for name in ("opening", "fills", "credits", "won", "lost")
     )
+    result = won - lost
     closing = (
         FloatCount.objects.filter(
             shift=shift,
