@@ -142,13 +142,14 @@ class Terminal(threading.Thread):
         talon = list(self.spec["talon"])
         deadline = time.monotonic() + DEADLINE_SECONDS
         while talon and time.monotonic() < deadline:
-            coup = self.post("open a coup", tailleur, "coups", {"shift_id": self.spec["shift"]})
+            coup = self.post("open a coup", tailleur, "coups", {"shift": self.spec["shift"]})
             for i in range(STAKES):
                 self.post(
                     "place a stake",
                     croupier,
-                    f"coups/{coup['id']}/stakes",
+                    "stakes",
                     {
+                        "coup": coup["id"],
                         "ref": f"s{i}",
                         "holder": str(i % 9 + 1),
                         "chance": ("rouge", "noir", "couleur", "inverse")[i % 4],

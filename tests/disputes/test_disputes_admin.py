@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 from django.test import Client
 
@@ -37,7 +38,7 @@ def test_a_dispute_is_examined_and_decided_in_the_admin(cast, shift, sixain_in_p
     assert chef.post(f"{url}/review/", {"note": "heard both"}).status_code == 302
 
     refused = logged_in(cast.croupier).post(
-        f"{url}/decide/", {"articles": ["1"], "reasoning": "mine", "findings": "{}"}
+        f"{url}/decide/", {"articles": ["1"], "reasoning": "mine", "findings": "[]"}
     )
     assert "requires the role chef_de_partie" in refused.content.decode()
     form = chef.get(f"{url}/decide/").content.decode()
@@ -48,7 +49,7 @@ def test_a_dispute_is_examined_and_decided_in_the_admin(cast, shift, sixain_in_p
         {
             "articles": [article["number"]],
             "reasoning": "the croupier's sheet says noir",
-            "findings": '{"a": {"chance": "noir"}}',
+            "findings": json.dumps([{"stake": stake.pk, "chance": "noir"}]),
             "corrections": "",
         },
     )

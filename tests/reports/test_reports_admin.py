@@ -75,6 +75,11 @@ def test_regulators_fetch_reports_over_the_api(api, cast, posted):
     assert b"".join(pdf.streaming_content) == Path(report.pdf.path).read_bytes()
     export = inspector.get(f"/api/v1/reports/{report.pk}/export")
     assert "audit/events.jsonl" in zipfile.ZipFile(io.BytesIO(export.content)).namelist()
-    assert api(cast.croupier).get("/api/v1/reports").status_code == 403
+    croupier = api(cast.croupier).get("/api/v1/reports")
+    assert (croupier.status_code, croupier.json()["code"]) == (403, "role_required")
     missing = inspector.get("/api/v1/reports/999999/pdf")
-    assert (missing.status_code, missing.json()["code"]) == (404, "not_found")
+    assert (missing.status_code, missing.json()["code"], missing.json()["where"]) == (
+        404,
+        "not_found",
+        "id",
+    )
