@@ -17,7 +17,7 @@ from casino.api.permissions import OVERSIGHT, HoldsRole
 from casino.api.serializers import Empty, StrictSerializer
 from casino.people.roles import Role
 from shoes import services
-from shoes.models import Pack, PackEvent, PackKind, RegisterVisa, SealVerification
+from shoes.models import Pack, PackEvent, PackKind, RegisterVisa, SealVerification, TalonCount
 
 
 class PackEventSerializer(serializers.ModelSerializer[PackEvent]):
@@ -138,6 +138,44 @@ class RetireInput(StrictSerializer):
     counted = serializers.DictField(child=serializers.IntegerField(min_value=0))
 
 
+class CardCodeList(serializers.ListField):
+    """A JSON list of card codes (strings); a bad item is named by its index, ``undealt[3]``.
+    Whether a string is a card code is the service's check, named the same way."""
+
+    child = serializers.CharField(max_length=3, trim_whitespace=False)
+
+    def to_internal_value(self, data: Any) -> list[str]:
+        if not isinstance(data, list):
+            self.fail("not_a_list", input_type=type(data).__name__)
+        codes = []
+        for index, item in enumerate(data):
+            try:
+                if not isinstance(item, str):
+                    raise serializers.ValidationError(
+                        f'{item!r} is not a card code (a string such as "TH")'
+                    )
+                codes.append(self.child.run_validation(item))
+            except serializers.ValidationError as exc:
+                # A list with the fault at its index: the error's ``where`` is undealt[index].
+                raise serializers.ValidationError(
+                    [*([] for _ in range(index)), exc.detail]
+                ) from None
+        return codes
+
+
+class PassInput(StrictSerializer):
+    undealt = CardCodeList(
+        max_length=312,
+        allow_empty=True,
+        help_text="the undealt cards of the talon, the next card to deal first",
+    )
+    method = serializers.ChoiceField(
+        choices=TalonCount.Method.choices,
+        required=False,
+        help_text="scanned in the order they lie, or counted by hand and listed (the default)",
+    )
+
+
 class DestroyInput(StrictSerializer):
     remarks = serializers.CharField(required=False, allow_blank=True)
 
@@ -173,7 +211,14 @@ PackCut = _act(
     CutInput,
     "The cut by a member of the public, and the burned cards.",
 )
-PackPass = _act("PackPass", services.cards_pass, Empty, "Les cartes passent.")
+PackPass = _act(
+    "PackPass",
+    services.cards_pass,
+    PassInput,
+    "Les cartes passent: the tailleur on duty records the undealt cards of the talon (on a "
+    "pack in play, or on one the last coup's settlement passed); the timeline's event says how "
+    "many were counted and names the cards missing or extra (each a critical anomaly).",
+)
 PackReplace = _act(
     "PackReplace",
     services.replacement_demand,

@@ -20,7 +20,8 @@ from casino.floor.models import Coup, CoupPhase
 from casino.games.cards import SIXAIN
 from casino.games.replay import replay
 from casino.reports.export import replay_document
-from shoes.services import cards_pass, pack_cut, pack_shuffle
+from shoes.services import pack_cut, pack_shuffle
+from tests.conftest import pass_the_cards
 
 # Noir 31 and rouge 31: a refait at the first coup, so the stakes on it go to prison.
 REFAIT = ["TS", "TH", "TD", "AS", "TC", "JH", "QD", "AH"]
@@ -121,7 +122,7 @@ def test_prisoners_carried_into_a_reshuffled_taille_replay_as_recorded(cast, shi
     play(cast, shift, sixain(REFAIT, seed=1), coups=1)
     prison = replay_document(pack, 1)["prison"]
     assert prison == []
-    cards_pass(actor=cast.tailleur, pack_id=pack.pk)  # the cards pass with stakes in prison
+    pass_the_cards(cast, pack)  # the cards pass with stakes in prison
     reshuffle(cast, pack)
     play(cast, shift, sixain([], seed=2), coups=12)
     document = replay_document(pack, 2)
