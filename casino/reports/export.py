@@ -29,7 +29,7 @@ import json
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from django.db.models import Q, QuerySet
 
@@ -98,6 +98,9 @@ def _prisoners_before(coup: Coup) -> list[dict[str, Any]]:
     return list(last.prison_after) if last else []
 
 
+UndealtSource = Literal["recorded", "recorded_not_reconciled", "none_left", "not_recorded"]
+
+
 @dataclass(frozen=True)
 class Talon:
     """One talon as the export tells it: the cards dealt from it, the undealt cards its replay
@@ -105,7 +108,7 @@ class Talon:
 
     dealt: list[str]
     undealt: list[str]
-    source: str  # recorded | recorded_not_reconciled | none_left | not_recorded
+    source: UndealtSource
     count: TalonCount | None
 
 
