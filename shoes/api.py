@@ -31,6 +31,7 @@ from shoes.models import (
     Reconciliation,
     RegisterVisa,
     SealVerification,
+    TalonCount,
 )
 
 
@@ -66,6 +67,27 @@ class ReconciliationSerializer(serializers.ModelSerializer[Reconciliation]):
     class Meta:
         model = Reconciliation
         fields = ["at", "counted_by", "counted", "missing", "extra"]
+
+
+class TalonCountSerializer(serializers.ModelSerializer[TalonCount]):
+    counted_by = serializers.CharField(source="counted_by.username")
+    cards = serializers.ListField(child=serializers.CharField())
+    missing = serializers.DictField(child=serializers.IntegerField())
+    extra = serializers.DictField(child=serializers.IntegerField())
+
+    class Meta:
+        model = TalonCount
+        fields = [
+            "taille",
+            "at",
+            "counted_by",
+            "shift",
+            "method",
+            "cards",
+            "expected",
+            "missing",
+            "extra",
+        ]
 
 
 class PackSerializer(serializers.ModelSerializer[Pack]):
@@ -105,7 +127,11 @@ class PackDetailSerializer(PackSerializer):
 
 PACKS = Pack.objects.select_related("received_by")
 PACK_DETAILS = PACKS.select_related("reconciliation__counted_by").prefetch_related(
-    "verifications__commissaire", "events__actor", "events__table", "cards_laid"
+    "verifications__commissaire",
+    "events__actor",
+    "events__table",
+    "cards_laid",
+    "talon_counts__counted_by",
 )
 
 
@@ -208,6 +234,20 @@ class RetireInput(StrictSerializer):
     )
 
 
+class PassInput(StrictSerializer):
+    undealt = serializers.ListField(
+        child=serializers.CharField(max_length=3, trim_whitespace=False),
+        max_length=312,
+        allow_empty=True,
+        help_text="the undealt cards of the talon, the next card to deal first",
+    )
+    method = serializers.ChoiceField(
+        choices=TalonCount.Method.choices,
+        required=False,
+        help_text="scanned in the order they lie, or counted by hand and listed (the default)",
+    )
+
+
 class DestroyInput(StrictSerializer):
     remarks = serializers.CharField(required=False, allow_blank=True, max_length=2000)
 
@@ -243,7 +283,14 @@ PackCut = _act(
     CutInput,
     "The cut by a member of the public, and the burned cards.",
 )
-PackPass = _act("PackPass", services.cards_pass, Empty, "Les cartes passent.")
+PackPass = _act(
+    "PackPass",
+    services.cards_pass,
+    PassInput,
+    "Les cartes passent: the tailleur on duty records the undealt cards of the talon (on a "
+    "pack in play, or on one the last coup's settlement passed); the timeline's event says how "
+    "many were counted and names the cards missing or extra (each a critical anomaly).",
+)
 PackReplace = _act(
     "PackReplace",
     services.replacement_demand,

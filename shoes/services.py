@@ -29,8 +29,11 @@ from shoes.errors import (
     CardRefused,
     CountInvalid,
     IllegalPackState,
+    NotACard,
     SealNotVerified,
     ShuffleOrderViolated,
+    TalonCounted,
+    TalonNotCounted,
 )
 from shoes.models import (
     CardLaid,
@@ -41,6 +44,7 @@ from shoes.models import (
     Reconciliation,
     RegisterVisa,
     SealVerification,
+    TalonCount,
 )
 
 CARD_ROOM = (Role.CAISSIER,)  # the cage receives and stores sealed packs
@@ -82,8 +86,10 @@ def _record(
     shift: Shift | None = None,
     person: str = "",
     details: dict[str, Any] | None = None,
+    evidence: dict[str, Any] | None = None,
 ) -> PackEvent:
-    """The act's timeline row, the state move (if any) and the audit event, together."""
+    """The act's timeline row, the state move (if any) and the audit event, together.
+    ``evidence``: what the audit event pins besides the timeline's details (the cards counted)."""
     before = pack.state
     if to_state is not None:
         pack.state = to_state
@@ -111,6 +117,7 @@ def _record(
             "shift": shift.pk if shift else None,
             "person": person,
             "details": details or {},
+            **(evidence or {}),
         },
     )
     return event
@@ -334,6 +341,7 @@ def pack_shuffle(*, actor: Any, pack_id: int, player: str = "") -> PackEvent:
     pack = _lock(pack_id)
     _require_state(pack, PackState.OPENED, PackState.PASSED, act="shuffling")
     shift = _at_table(pack, actor, Duty.Post.TAILLEUR, Duty.Post.CROUPIER, act="shuffling")
+    _require_talon_counted(pack, "shuffling")
     rules = shift.rules()
     player = player.strip()
     if player and not rules.player_may_shuffle:
@@ -419,7 +427,7 @@ def _card_code(code: Any, where: str) -> str:
     try:
         return str(card(code))
     except IllegalCard as exc:
-        raise CountInvalid(exc.message, where=where) from None
+        raise NotACard(exc.message, where=where) from None
 
 
 def _laid_counts(pack: Pack, taille: int) -> Counter[str]:
@@ -507,7 +515,7 @@ def card_refusal_record(*, actor: Any, pack_id: int, code: str, shift: Shift) ->
     """Record the refusal of a foreign card again, after the act that met it was rolled back as a
     whole (a coup transcribed from paper): the refusal is evidence and must outlive the act."""
     pack = _lock(pack_id)
-    code = _card_code(code, "card")
+    code = _card_code(code, "code")
     return _foreign(pack, actor, shift, code, composition(pack)[card(code)])
 
 
@@ -520,7 +528,7 @@ def card_lay(
     and critical ``foreign_card`` anomaly) is committed before the error.
     """
     require_role(actor, Role.TAILLEUR, act="laying a card")
-    code = _card_code(code, "card")
+    code = _card_code(code, "code")
     # Inside the coup's act no savepoint is needed: a refusal is returned, not raised, and any
     # other error rolls the whole act back.
     with transaction.atomic(savepoint=False):
@@ -535,24 +543,128 @@ def card_lay(
 
 
 @transaction.atomic
-def cards_pass(*, actor: Any, pack_id: int) -> Pack:
-    """ "Messieurs, les cartes passent": the taille is over (RULES.md 1.3)."""
+def cards_pass(
+    *,
+    actor: Any,
+    pack_id: int,
+    undealt: list[str],
+    method: TalonCount.Method | str = TalonCount.Method.COUNTED,
+) -> TalonCount:
+    """ "Messieurs, les cartes passent": the taille is over (RULES.md 1.3), and the tailleur
+    records the undealt cards of the talon, the next card to deal first: ``scanned`` in the order
+    they lie, or ``counted`` by hand and listed (then the order is only the listing's).
+
+    On a pack in play this is the announcement and the count in one act. When the engine ended
+    the taille at a coup's settlement (``taille_ends``: the count rule, the cut card, the cards
+    run out) the pack is already passed and this act records the count. Either way the talon is
+    counted once per taille, before it is shuffled again or leaves the table. A count that does
+    not reconcile with the pack is recorded as counted, with critical ``missing_card`` /
+    ``extra_card`` anomalies naming the cards; a code that is no card refuses the whole act.
+    """
     require_role(actor, Role.TAILLEUR, act="announcing that the cards pass")
     pack = _lock(pack_id)
-    _require_state(pack, PackState.IN_PLAY, act="passing")
+    _require_state(pack, PackState.IN_PLAY, PackState.PASSED, act="passing")
     shift = _at_table(pack, actor, Duty.Post.TAILLEUR, act="announcing that the cards pass")
     _no_coup_open(pack, "passing")
-    left, _ = cards_left(pack)
+    taille = current_taille(pack)
+    done = pack.talon_counts.filter(taille=taille).select_related("counted_by").first()
+    if done is not None:
+        raise TalonCounted(
+            f"the undealt cards of taille {taille} of pack {pack.seal_number} were recorded "
+            f"by {done.counted_by} at {done.at:%H:%M:%S}",
+            where="state",
+        )
+    try:
+        method = TalonCount.Method(method)
+    except ValueError:
+        raise CountInvalid(
+            f"{method!r}: the undealt cards are scanned or counted", where="method"
+        ) from None
+    if not isinstance(undealt, list):
+        raise CountInvalid("the undealt cards are a list of card codes", where="undealt")
+    codes = [_card_code(code, f"undealt[{i}]") for i, code in enumerate(undealt)]
+    # What the talon must hold: the pack less every card out of it in this taille.
+    expected = Counter({str(c): n for c, n in composition(pack).counts.items()})
+    expected.subtract(_laid_counts(pack, taille))
+    expected = +expected
+    left = sum(expected.values())
+    counted = Counter(codes)
+    missing = dict(sorted((expected - counted).items()))
+    extra = dict(sorted((counted - expected).items()))
+    talon = TalonCount.objects.create(
+        pack=pack,
+        taille=taille,
+        at=clock.now(),
+        counted_by=actor,
+        shift=shift,
+        method=method,
+        cards=codes,
+        expected=left,
+        missing=missing,
+        extra=extra,
+    )
+    details = {
+        "taille": taille,
+        "cards_left": left,
+        "talon": talon.pk,
+        "method": method.value,
+        "counted": len(codes),
+        "missing": missing,
+        "extra": extra,
+    }
+    passing = pack.state == PackState.IN_PLAY
     _record(
         pack,
         actor,
-        PackEvent.Kind.PASSED,
-        to_state=PackState.PASSED,
+        PackEvent.Kind.PASSED if passing else PackEvent.Kind.TALON_COUNTED,
+        to_state=PackState.PASSED if passing else None,
         table=shift.table,
         shift=shift,
-        details={"cards_left": left},
+        details=details,
+        evidence={"cards": codes},
     )
-    return pack
+    for detector, cards in (("missing_card", missing), ("extra_card", extra)):
+        if cards:
+            named = ", ".join(f"{code} x{n}" for code, n in cards.items())
+            anomaly_raise(
+                detector=detector,
+                severity=Severity.CRITICAL,
+                subject=pack,
+                summary=f"pack {pack.seal_number}, taille {taille}: "
+                f"{detector.replace('_', ' ')} {named} in the undealt cards when the cards passed",
+                evidence={
+                    "pack": pack.seal_number,
+                    "taille": taille,
+                    "count": "pass",
+                    "talon": talon.pk,
+                    "cards": cards,
+                    "expected": left,
+                    "counted": len(codes),
+                    "table": shift.table.number,
+                    "shift": shift.pk,
+                },
+                involved=[actor.pk],  # the tailleur who counted does not review his count
+                dedup_key=f"{detector}:{pack.pk}:taille:{taille}",
+            )
+    return talon
+
+
+def _require_talon_counted(pack: Pack, act: str) -> None:
+    """Before a passed talon is shuffled into the next taille or leaves the table, its undealt
+    cards are recorded (a talon the engine ended at a settlement is passed, not yet counted)."""
+    if pack.state != PackState.PASSED:
+        return
+    taille = current_taille(pack)
+    if pack.talon_counts.filter(taille=taille).exists():
+        return
+    left, _ = cards_left(pack)
+    if left == 0:  # an exhausted talon: nothing is undealt, nothing to count
+        return
+    raise TalonNotCounted(
+        f"{act}: the {left} undealt cards of taille {taille} of pack {pack.seal_number} are "
+        "not recorded; the tailleur passes the cards with them first",
+        where="state",
+    )
 
 
 @transaction.atomic
@@ -576,6 +688,7 @@ def replacement_demand(*, actor: Any, pack_id: int, demanded_by: str, side: str)
         Duty.Post.TAILLEUR,
         act="recording a demand for new cards",
     )
+    _require_talon_counted(pack, "replacing")
     _record(
         pack,
         actor,
@@ -604,6 +717,8 @@ def pack_retire(*, actor: Any, pack_id: int, counted: dict[str, int]) -> Reconci
     pack = _lock(pack_id)
     _require_state(pack, PackState.IN_PLAY, PackState.PASSED, PackState.WITHDRAWN, act="retiring")
     _no_coup_open(pack, "retiring")
+    # A passed talon whose undealt cards were never recorded may still be retired: this count
+    # takes every card back, and a pack must never be stuck at a table for want of a tailleur.
     opened_in = current_shift(pack)
     if opened_in is not None and opened_in.table.shifts.filter(closed_at__isnull=True).exists():
         # At a table in séance the chef de partie on duty there counts the pack back; a pack
@@ -685,7 +800,9 @@ def cards_left(pack: Pack) -> tuple[int, list[str]]:
 
 def taille_ends(*, actor: Any, pack: Pack, reason: str) -> None:
     """The floor's call when the engine says the taille is over (no role check: the act that
-    ended it was checked). Same record as the tailleur's "les cartes passent"."""
+    ended it was checked). Same record as the tailleur's "les cartes passent", without the
+    count: the tailleur on duty records the undealt cards next (``cards_pass`` on the passed
+    pack), before the talon is shuffled again or leaves the table."""
     shift = current_shift(pack)
     assert shift is not None
     left, _ = cards_left(pack)

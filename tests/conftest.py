@@ -441,3 +441,18 @@ def lay_in_coups(cast, shift, codes):
         if laid.coup_complete:
             coup_settle(actor=cast.croupier, coup_id=coup.pk)
     return laid
+
+
+def talon(pack) -> list[str]:
+    """The undealt cards the pack says the talon holds (in the pack's order): what a tailleur who
+    counted right records when the cards pass."""
+    from shoes.services import cards_left
+
+    return cards_left(pack)[1]
+
+
+def pass_the_cards(cast, pack, **kwargs):
+    """Les cartes passent, the tailleur on duty listing the undealt cards as counted."""
+    from shoes.services import cards_pass
+
+    return cards_pass(actor=cast.tailleur, pack_id=pack.pk, undealt=talon(pack), **kwargs)

@@ -49,6 +49,7 @@ from casino.floor.services import (
     shift_close,
     transfer_record,
 )
+from casino.games.cards import SIXAIN
 from casino.people.roles import ROLE_PERMISSIONS, Role
 from casino.people.services import needs_second_factor
 from casino.police.services import observation_record
@@ -439,7 +440,7 @@ def _pack_at_table(state: str, act: str, body: dict[str, Any] | None = None):  #
                 h, shift, shuffled=state == "shuffled", cut=state in ("cut", "passed")
             )
         if state == "passed":
-            cards_pass(actor=h.cast.tailleur, pack_id=pack.pk)
+            cards_pass(actor=h.cast.tailleur, pack_id=pack.pk, undealt=SIXAIN_CARDS)
         given = dict(body or {})
         if act == "open":
             given["shift"] = shift.pk
@@ -511,6 +512,7 @@ RECEIVE = {
     "sealing_authority": "Préfecture de police",
     "store_location": "coffre A",
 }
+SIXAIN_CARDS = [str(c) for c in SIXAIN.cards]  # a talon from which no card was dealt
 TABLE = {
     "number": 2,
     "game": "trente-et-quarante",
@@ -530,7 +532,7 @@ SETTINGS: dict[str, Callable[[House], Call]] = {
     "pack_open": _pack_at_table("verified", "open"),
     "pack_shuffle": _pack_at_table("opened", "shuffles"),
     "pack_cut": _pack_at_table("shuffled", "cut", {"cut_by": "M. Dupont"}),
-    "pack_pass": _pack_at_table("cut", "pass"),
+    "pack_pass": _pack_at_table("cut", "pass", {"undealt": SIXAIN_CARDS}),
     "pack_replacement": _pack_at_table(
         "passed", "replacement", {"demanded_by": "M. Dupont", "side": "players"}
     ),

@@ -421,7 +421,11 @@ def play(cast: Cast) -> Tour:
     )
 
     # The cards pass; new cards are demanded; the pack is counted back and destroyed.
-    tour.post(c.tailleur, f"/api/v1/packs/{pack['id']}/pass")
+    tour.post(
+        c.tailleur,
+        f"/api/v1/packs/{pack['id']}/pass",
+        {"undealt": list(cards), "method": "scanned"},
+    )
     tour.post(
         c.chef,
         f"/api/v1/packs/{pack['id']}/replacement",

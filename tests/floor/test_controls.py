@@ -29,7 +29,7 @@ from casino.people.services import staff_create
 from shoes.errors import CardRefused, IllegalPackState
 from shoes.models import CardLaid, PackEvent
 from shoes.services import cards_pass, pack_cut, pack_retire, pack_shuffle
-from tests.conftest import FLOAT, lay_in_coups, signed_count
+from tests.conftest import FLOAT, lay_in_coups, pass_the_cards, signed_count, talon
 
 
 @pytest.fixture
@@ -61,9 +61,9 @@ def test_staff_off_duty_cannot_shuffle_cut_or_pass_the_pack(cast, other, sixain_
     pack = sixain_in_play
     before = recorded()
     with pytest.raises(NotOnDuty):
-        cards_pass(actor=other[Role.TAILLEUR], pack_id=pack.pk)
+        cards_pass(actor=other[Role.TAILLEUR], pack_id=pack.pk, undealt=talon(pack))
     assert recorded() == before
-    cards_pass(actor=cast.tailleur, pack_id=pack.pk)
+    pass_the_cards(cast, pack)
     before = recorded()
     with pytest.raises(NotOnDuty):
         pack_shuffle(actor=other[Role.CROUPIER], pack_id=pack.pk)
@@ -93,7 +93,7 @@ def test_no_passing_retiring_or_closing_while_a_coup_is_open(cast, shift, sixain
     lay_in_coups(cast, shift, ["KS", "7H"])
     before = recorded()
     with pytest.raises(IllegalPackState, match="coup is in progress"):
-        cards_pass(actor=cast.tailleur, pack_id=sixain_in_play.pk)
+        pass_the_cards(cast, sixain_in_play)
     with pytest.raises(IllegalPackState, match="coup is in progress"):
         pack_retire(actor=cast.chef, pack_id=sixain_in_play.pk, counted={})
     count = signed_count(cast, shift.table, "closing", FLOAT)
@@ -191,7 +191,7 @@ def test_a_reshuffled_sixain_plays_its_cards_again(cast, shift, sixain_in_play):
     with pytest.raises(CardRefused):
         lay_in_coups(cast, shift, ["AS"])  # a seventh in one taille is foreign
     coup_cancel(actor=cast.chef, coup_id=Coup.objects.get(phase="dealing").pk, reason="misdeal")
-    cards_pass(actor=cast.tailleur, pack_id=pack.pk)
+    pass_the_cards(cast, pack)
     pack_shuffle(actor=cast.croupier, pack_id=pack.pk)
     pack_shuffle(actor=cast.tailleur, pack_id=pack.pk)
     pack_cut(actor=cast.tailleur, pack_id=pack.pk, cut_by="Mme Martin")
