@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from casino.errors import Conflict, DomainError
 from casino.floor.coups import (
     deal_of,
@@ -27,6 +29,7 @@ from casino.games.errors import GameError
 from casino.games.replay import settlement_json
 from casino.games.trente_et_quarante import Outcome, check_stake
 from casino.games.trente_et_quarante import Settlement as EngineSettlement
+from casino.i18n import game_message
 
 AMENDABLE = {"chance", "amount", "insured", "on_refait"}
 
@@ -78,7 +81,9 @@ def recompute(coup: Coup, findings: dict[str, dict[str, Any]] | None = None) -> 
     findings = findings or {}
     result = CoupResult.objects.filter(coup=coup).first()
     if result is None:
-        raise Conflict(f"coup {coup.number} is not settled yet", where="coup")
+        raise Conflict(
+            _("le coup %(number)s n'est pas encore réglé") % {"number": coup.number}, where="coup"
+        )
     rules = rules_of(coup)
     stakes = list(coup.stakes.filter(withdrawal__isnull=True).select_related("holder"))
     by_ref = {s.ref: s for s in stakes}
@@ -87,22 +92,34 @@ def recompute(coup: Coup, findings: dict[str, dict[str, Any]] | None = None) -> 
     for ref, amended in findings.items():
         if ref not in by_ref:
             raise InvalidFinding(
-                f"coup {coup.number} has no stake {ref!r}", where=f"findings.{ref}"
+                _("le coup %(number)s n'a pas de mise %(ref)r")
+                % {"number": coup.number, "ref": ref},
+                where=f"findings.{ref}",
             )
         if not isinstance(amended, dict) or not amended or set(amended) - AMENDABLE:
-            raise InvalidFinding(f"a finding corrects {sorted(AMENDABLE)}", where=f"findings.{ref}")
+            raise InvalidFinding(
+                _("un constat corrige %(fields)s") % {"fields": sorted(AMENDABLE)},
+                where=f"findings.{ref}",
+            )
     for stake in stakes:
         try:
             found = engine_stake(stake, **findings.get(stake.ref, {}))
             check_stake(found, rules)
         except (GameError, ValueError, DomainError) as exc:
-            message = getattr(exc, "message", str(exc))
+            if isinstance(exc, GameError):
+                message = game_message(exc)
+            elif isinstance(exc, DomainError):
+                message = exc.message
+            else:  # an unknown chance (Chance(...)): the finding names it
+                message = _("%(chance)r n'est pas rouge, noir, couleur ou inverse") % {
+                    "chance": findings.get(stake.ref, {}).get("chance")
+                }
             raise InvalidFinding(message, where=f"findings.{stake.ref}") from None
         engine_stakes.append(found)
         if found.amount != stake.amount:  # the placement itself was recorded wrong
             net[stake.holder.code] -= found.amount - stake.amount
             net[f"T{coup.shift.table.number}:{Account.Kind.LAYOUT}"] += found.amount - stake.amount
-    computed, _ = engine_settle(
+    computed, _prison = engine_settle(
         deal_of(coup, rules).outcome(),
         rules,
         void=result.void,

@@ -195,7 +195,7 @@ def test_refusals_over_the_api(api, cast, shift, sixain_in_play):
         croupier, stakes, {"ref": "big", "holder": "1", "chance": "rouge", "amount": 700_000}
     )
     assert (over.status_code, over.json()["code"]) == (400, "stake_refused")
-    assert "above the table maximum 600000" in over.json()["message"]
+    assert "dépasse le maximum de la table 600000" in over.json()["message"]
     typo = act(croupier, stakes, {"ref": "t", "holder": "1", "chanse": "rouge", "amount": 500})
     assert (typo.json()["code"], typo.json()["where"]) == ("invalid", "chanse")
     nobody = act(
