@@ -307,7 +307,9 @@ def _marks(value: object) -> dict[str, MarkRow]:
             at,
             raw,
             _MARK_KEYS,
-            gettext_noop("%(name)s : %(value)r n'est pas un objet (une rangée de la table des marques)"),
+            gettext_noop(
+                "%(name)s : %(value)r n'est pas un objet (une rangée de la table des marques)"
+            ),
         )
         for key in _MARK_KEYS[:5]:
             if key not in row:

@@ -328,7 +328,9 @@ def check_stake(stake: Stake, reglement: Reglement) -> None:
             )
         if stake.amount < reglement.insurance_min_stake:
             raise StakeRefused(
-                gettext_noop("mise %(stake)s : l'assurance demande une mise d'au moins %(minimum)s"),
+                gettext_noop(
+                    "mise %(stake)s : l'assurance demande une mise d'au moins %(minimum)s"
+                ),
                 where="insured",
                 stake=stake.id,
                 minimum=reglement.insurance_min_stake,
