@@ -463,8 +463,8 @@ def dispute_decide(
         if computed is not None and computed.touches_prison:
             raise InvalidDispute(
                 _(
-                    "le règlement selon la règle fait entrer ou sortir de l'argent de la prison, "
-                    "que les coups suivants ont reportée : ordonnez vous-même les corrections, "
+                    "le paiement selon la règle fait entrer ou sortir de l'argent de la prison, "
+                    "que les coups suivants ont reporté : ordonnez vous-même les corrections, "
                     "avec une raison"
                 ),
                 where="corrections",
