@@ -208,6 +208,40 @@ def test_refusals_are_written_through_the_translation_machinery():
     assert plain == []
 
 
+def test_every_message_is_given_its_placeholders():
+    """``_("...") % {...}`` and an engine's ``Error(gettext_noop("..."), **params)`` name the
+    same placeholders: a missing one would turn a refusal into a KeyError (a 500)."""
+    wrong = []
+    trees = [*_sources(), *((n, ast.parse((ROOT / n).read_text("utf-8"))) for n in ENGINE_WORDS)]
+    for name, tree in trees:
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.BinOp)
+                and isinstance(node.op, ast.Mod)
+                and isinstance(node.left, ast.Call)
+                and getattr(node.left.func, "id", "") == "_"
+                and isinstance(node.right, ast.Dict)
+            ):
+                template = node.left.args[0].value
+                given = Counter(k.value for k in node.right.keys)
+            elif isinstance(node, ast.Call) and node.args:
+                marked = node.args[1 if getattr(node.func, "id", "") == "_fail" else 0]
+                if not (
+                    isinstance(marked, ast.Call)
+                    and getattr(marked.func, "id", "") == "gettext_noop"
+                ):
+                    continue
+                template = marked.args[0].value
+                given = Counter(k.arg for k in node.keywords if k.arg != "where")
+                if getattr(node.func, "id", "") == "_fail":
+                    given["name"] += 1
+            else:
+                continue
+            if set(placeholders(template)) != set(given):
+                wrong.append(f"{name}:{node.lineno} {template!r}")
+    assert wrong == []
+
+
 def test_the_engines_refusals_are_templates_marked_for_the_catalog():
     """The engines import no Django: their refusals carry a template marked with
     ``gettext_noop`` (extracted into the catalog) and its parameters, never finished text. The
