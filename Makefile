@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUNTIME := $(BIN)/python -m casino.runtime
 
-.PHONY: help run demo test bench lint format stop clean api-examples
+.PHONY: help run demo test bench lint format messages stop clean api-examples
 
 help:
 	@echo "make run    start everything with demo data (admin at http://127.0.0.1:8000/admin/)"
@@ -14,6 +14,7 @@ help:
 	@echo "make test   the whole test suite (real PostgreSQL, Redis and Celery worker)"
 	@echo "make bench  the benchmarks"
 	@echo "make lint   ruff and mypy"
+	@echo "make messages  refresh locale/en (new messages to translate) and compile it"
 	@echo "make api-examples  the schema's examples, from a séance played over the API"
 	@echo "make stop   stop embedded servers left running by manage.py"
 
@@ -47,6 +48,14 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# The English catalog (README, "Words"): every message marked in the code, then compiled. No
+# settings needed (nor the embedded servers): django-admin finds locale/ in this directory.
+MAKEMESSAGES_ARGS := -l en --add-location=file '--ignore=var/*' '--ignore=tests/*' '--ignore=docker/*'
+
+messages: $(STAMP)
+	env -u DJANGO_SETTINGS_MODULE $(BIN)/django-admin makemessages $(MAKEMESSAGES_ARGS)
+	env -u DJANGO_SETTINGS_MODULE $(BIN)/django-admin compilemessages -l en --ignore '.venv/*' --ignore 'var/*'
 
 stop: $(STAMP)
 	$(RUNTIME) stop

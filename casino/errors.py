@@ -40,6 +40,12 @@ class NotFound(DomainError):
     http_status = 404
 
 
+class ReasonRequired(DomainError):
+    """An act that must say why (a review step, a cancelled coup) was given no reason."""
+
+    code = "reason_required"
+
+
 class Conflict(DomainError):
     """The record is not in a state that allows the act (it moved on already)."""
 

@@ -94,6 +94,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language of the answer (ours and the framework's words) from Accept-Language: French
+    # or English, French when the client asks for neither (README, "Words").
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "casino.api.utc.ApiInUtc",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -136,8 +139,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
+# French is the source language of every message; English is in locale/en/LC_MESSAGES/django.po.
 LANGUAGE_CODE = "fr"
 LANGUAGES = [("fr", "Français"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = os.environ.get("TIME_ZONE", "Europe/Paris")
 USE_I18N = True
 USE_TZ = True  # stored in UTC, shown in the casino's zone

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.core.files import File
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -61,7 +62,9 @@ def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
         key = request.headers.get(HEADER, "").strip()
         if not key or len(key) > 200:
             raise IdempotencyKeyRequired(
-                f"a write needs an {HEADER} header (1 to 200 characters)", where=HEADER
+                _("une écriture porte un en-tête %(header)s (1 à 200 caractères)")
+                % {"header": HEADER},
+                where=HEADER,
             )
         fingerprint = _fingerprint(request)
         with transaction.atomic():
@@ -101,7 +104,9 @@ def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
         first = IdempotentRequest.objects.get(user=request.user, key=key)
         if first.fingerprint != fingerprint:
             raise IdempotencyKeyReused(
-                f"{HEADER} {key!r} was already used for a different request", where=HEADER
+                _("%(header)s %(key)r a déjà servi pour une autre requête")
+                % {"header": HEADER, "key": key},
+                where=HEADER,
             )
         replay = Response(first.body, status=first.status)
         replay["Idempotent-Replay"] = "true"

@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from casino.errors import Conflict, DomainError
 from casino.floor.coups import (
     deal_of,
@@ -27,6 +29,7 @@ from casino.games.errors import GameError
 from casino.games.replay import settlement_json
 from casino.games.trente_et_quarante import Outcome, check_stake
 from casino.games.trente_et_quarante import Settlement as EngineSettlement
+from casino.i18n import game_message
 
 AMENDABLE = {"chance", "amount", "insured", "on_refait"}
 
@@ -63,22 +66,29 @@ def _findings(
 ) -> dict[int, tuple[int, dict[str, Any]]]:
     """The findings by stake: (its index in ``findings``, the fields it corrects)."""
     if not isinstance(findings, list):
-        raise InvalidFinding("findings are a list of {stake, …}", where="findings")
+        raise InvalidFinding(_("les constats sont une liste de {stake, …}"), where="findings")
     amended: dict[int, tuple[int, dict[str, Any]]] = {}
     for index, finding in enumerate(findings):
         where = f"findings[{index}]"
         if not isinstance(finding, dict):
-            raise InvalidFinding("a finding is an object {stake, …}", where=where)
+            raise InvalidFinding(_("un constat est un objet {stake, …}"), where=where)
         changes = {k: v for k, v in finding.items() if k != "stake"}
         stake = finding.get("stake")
         if stake not in stakes or isinstance(stake, bool):
             raise InvalidFinding(
-                f"coup {coup.number} has no stake {stake!r}", where=f"{where}.stake"
+                _("le coup %(number)s n'a pas de mise %(ref)r")
+                % {"number": coup.number, "ref": stake},
+                where=f"{where}.stake",
             )
         if stake in amended:
-            raise InvalidFinding(f"stake {stake} is found twice", where=f"{where}.stake")
+            raise InvalidFinding(
+                _("la mise %(stake)s est constatée deux fois") % {"stake": stake},
+                where=f"{where}.stake",
+            )
         if not changes or set(changes) - AMENDABLE:
-            raise InvalidFinding(f"a finding corrects {sorted(AMENDABLE)}", where=where)
+            raise InvalidFinding(
+                _("un constat corrige %(fields)s") % {"fields": sorted(AMENDABLE)}, where=where
+            )
         amended[stake] = (index, changes)
     return amended
 
@@ -103,7 +113,9 @@ def recompute(coup: Coup, findings: list[dict[str, Any]] | None = None) -> Recom
     "on_refait": …}]``, each stake named by its reference."""
     result = CoupResult.objects.filter(coup=coup).first()
     if result is None:
-        raise Conflict(f"coup {coup.number} is not settled yet", where="coup")
+        raise Conflict(
+            _("le coup %(number)s n'est pas encore réglé") % {"number": coup.number}, where="coup"
+        )
     rules = rules_of(coup)
     stakes = list(coup.stakes.filter(withdrawal__isnull=True).select_related("holder"))
     amended = _findings(coup, findings or [], {s.pk for s in stakes})
@@ -115,14 +127,21 @@ def recompute(coup: Coup, findings: list[dict[str, Any]] | None = None) -> Recom
             found = engine_stake(stake, **changes)
             check_stake(found, rules)
         except (GameError, ValueError, DomainError) as exc:
-            message = getattr(exc, "message", str(exc))
+            if isinstance(exc, GameError):
+                message = game_message(exc)
+            elif isinstance(exc, DomainError):
+                message = exc.message
+            else:  # an unknown chance (Chance(...)): the finding names it
+                message = _("%(chance)r n'est pas rouge, noir, couleur ou inverse") % {
+                    "chance": changes.get("chance")
+                }
             where = "findings" if index is None else f"findings[{index}]"
             raise InvalidFinding(message, where=where) from None
         engine_stakes.append(found)
         if found.amount != stake.amount:  # the placement itself was recorded wrong
             net[stake.holder.code] -= found.amount - stake.amount
             net[f"T{coup.shift.table.number}:{Account.Kind.LAYOUT}"] += found.amount - stake.amount
-    computed, _ = engine_settle(
+    computed, _prison = engine_settle(
         deal_of(coup, rules).outcome(),
         rules,
         void=result.void,

@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from casino.errors import SegregationViolation
 
 
@@ -87,7 +89,9 @@ def check_compatible(roles: Iterable[Role | str]) -> None:
         for b in held[i + 1 :]:
             if frozenset({a, b}) in INCOMPATIBLE:
                 raise SegregationViolation(
-                    f"{a.value} and {b.value} may not be held by one person", where="roles"
+                    _("%(first)s et %(second)s ne peuvent pas être tenus par une même personne")
+                    % {"first": a.value, "second": b.value},
+                    where="roles",
                 )
 
 

@@ -121,7 +121,7 @@ def test_the_commissioners_verification_is_one_action_in_the_admin(cast, receive
         f"/admin/shoes/pack/{pack.pk}/verify/",
         {"seal_number_read": pack.seal_number, "verdict": "intact"},
     )
-    assert b"requires the role commissaire" in refused.content
+    assert "il faut le rôle commissaire".encode() in refused.content
     done = admin(cast.commissaire).post(
         f"/admin/shoes/pack/{pack.pk}/verify/",
         {"seal_number_read": pack.seal_number, "verdict": "intact", "remarks": "scellé intact"},
@@ -150,8 +150,8 @@ def test_the_commissioner_signs_the_day_in_the_admin_and_nobody_else(cast, recei
     page = admin(cast.commissaire).get("/admin/shoes/registervisa/sign/")
     assert pack.seal_number.encode() in page.content
     refused = admin(cast.directeur).post("/admin/shoes/registervisa/sign/", {"remarks": "vu"})
-    assert b"requires the role commissaire" in refused.content
+    assert "il faut le rôle commissaire".encode() in refused.content
     signed = admin(cast.commissaire).post("/admin/shoes/registervisa/sign/", {"remarks": "vu"})
     assert signed.status_code == 302
     again = admin(cast.commissaire).post("/admin/shoes/registervisa/sign/", {"remarks": "encore"})
-    assert b"already bears a visa" in again.content
+    assert "porte déjà un visa".encode() in again.content
