@@ -89,7 +89,9 @@ def test_the_police_register_over_the_api(api, cast):
     )
     assert written.status_code == 201, written.json()
     observation = written.json()
-    assert observation["follow_up_due"] == "2026-11-10T21:30:00Z"  # eight days later (the API speaks UTC)
+    assert (
+        observation["follow_up_due"] == "2026-11-10T21:30:00Z"
+    )  # eight days later (the API speaks UTC)
     answered = act(
         directeur,
         f"/api/v1/police/observations/{observation['id']}/follow-up",
