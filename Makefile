@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUNTIME := $(BIN)/python -m casino.runtime
 
-.PHONY: help run serve demo test faults bench lint format stop clean
+.PHONY: help run serve demo test faults bench lint format messages stop clean api-examples
 
 help:
 	@echo "make run    start everything with demo data (admin at http://127.0.0.1:8000/admin/)"
@@ -16,6 +16,8 @@ help:
 	@echo "make faults the fault suite alone (also part of make test)"
 	@echo "make bench  the benchmarks (BENCH=\"broker api\": only those)"
 	@echo "make lint   ruff and mypy"
+	@echo "make messages  refresh locale/en (new messages to translate) and compile it"
+	@echo "make api-examples  the schema's examples, from a séance played over the API"
 	@echo "make stop   stop embedded servers left running by manage.py"
 
 $(STAMP): requirements.txt requirements-dev.txt
@@ -43,6 +45,10 @@ faults: $(STAMP)
 bench: $(STAMP)
 	$(RUNTIME) exec -- $(BIN)/python -m tests.bench $(BENCH)
 
+# Every operation's example in the schema, recorded from the tour of tests/api/tour.py.
+api-examples: $(STAMP)
+	CASINO_RECORD_EXAMPLES=1 $(RUNTIME) exec -- $(BIN)/python -m pytest -q tests/api/test_schema.py -k calls_every
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -51,6 +57,14 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# The English catalog (README, "Words"): every message marked in the code, then compiled. No
+# settings needed (nor the embedded servers): django-admin finds locale/ in this directory.
+MAKEMESSAGES_ARGS := -l en --add-location=file '--ignore=var/*' '--ignore=tests/*' '--ignore=docker/*'
+
+messages: $(STAMP)
+	env -u DJANGO_SETTINGS_MODULE $(BIN)/django-admin makemessages $(MAKEMESSAGES_ARGS)
+	env -u DJANGO_SETTINGS_MODULE $(BIN)/django-admin compilemessages -l en --ignore '.venv/*' --ignore 'var/*'
 
 stop: $(STAMP)
 	$(RUNTIME) stop

@@ -4,28 +4,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
-from rest_framework import generics, serializers
+from django.contrib.auth.models import User
+from django.urls import path
+from django.utils.translation import gettext_lazy
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.chain import verify_chain
-from audit.models import Anomaly, AnomalyReview, AnomalyState, AuditEvent
+from audit.models import Anomaly, AnomalyReview, AnomalyState, AuditEvent, Severity
 from audit.services import anomaly_review
-from casino.api.idempotency import idempotent
-from casino.api.permissions import OVERSIGHT, HoldsRole
+from casino.api.acts import record_act
+from casino.api.permissions import OVERSIGHT, PIT, HoldsRole
+from casino.api.resources import Collection, Filters, Item
 from casino.api.serializers import StrictSerializer
-from casino.people.roles import Role
 
 
 class AuditEventSerializer(serializers.ModelSerializer[AuditEvent]):
+    actor_id = serializers.IntegerField(
+        allow_null=True, help_text="as hashed: the user's id (null for the system)"
+    )
+
     class Meta:
         model = AuditEvent
         fields = [
             "seq",
             "at",
-            "actor",
+            "actor_id",
             "actor_name",
             "action",
             "subject_type",
@@ -36,21 +43,35 @@ class AuditEventSerializer(serializers.ModelSerializer[AuditEvent]):
         ]
 
 
-class AuditEventList(generics.ListAPIView[AuditEvent]):
+class EventFilters(Filters):
+    after = serializers.IntegerField(
+        min_value=0, required=False, help_text="events after this sequence number"
+    )
+    action = serializers.CharField(max_length=80, required=False)
+    subject_type = serializers.CharField(max_length=60, required=False)
+    subject_id = serializers.CharField(max_length=60, required=False)
+    lookups = {"after": "seq__gt"}
+
+
+class AuditEventList(Collection):
     """The audit log in sequence order; ``?after=SEQ`` continues from a known event."""
 
     serializer_class = AuditEventSerializer
-    permission_classes = [HoldsRole]
     read_roles = OVERSIGHT
+    sees_all = OVERSIGHT
+    queryset = AuditEvent.objects.all()
+    ordering = "seq"
+    filters = EventFilters
 
-    def get_queryset(self) -> Any:
-        events = AuditEvent.objects.order_by("seq")
-        after = self.request.query_params.get("after")
-        if after is not None:
-            if not after.isdigit():
-                raise serializers.ValidationError({"after": "a sequence number"})
-            events = events.filter(seq__gt=int(after))
-        return events
+
+class AuditEventDetail(Item):
+    serializer_class = AuditEventSerializer
+    read_roles = OVERSIGHT
+    sees_all = OVERSIGHT
+    queryset = AuditEvent.objects.all()
+    lookup_field = "seq"
+    lookup_url_kwarg = "seq"
+    noun = gettext_lazy("l'événement")
 
 
 class VerificationSerializer(serializers.Serializer[Any]):
@@ -75,7 +96,7 @@ class ChainVerify(APIView):
 
 
 class AnomalyReviewSerializer(serializers.ModelSerializer[AnomalyReview]):
-    actor = serializers.StringRelatedField()
+    actor = serializers.CharField(source="actor.username")
 
     class Meta:
         model = AnomalyReview
@@ -84,6 +105,7 @@ class AnomalyReviewSerializer(serializers.ModelSerializer[AnomalyReview]):
 
 class AnomalySerializer(serializers.ModelSerializer[Anomaly]):
     reviews = AnomalyReviewSerializer(many=True, read_only=True)
+    involved = serializers.SerializerMethodField(help_text="usernames of the people in question")
 
     class Meta:
         model = Anomaly
@@ -101,42 +123,59 @@ class AnomalySerializer(serializers.ModelSerializer[Anomaly]):
             "reviews",
         ]
 
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_involved(self, anomaly: Anomaly) -> list[str]:
+        names = dict(User.objects.filter(pk__in=anomaly.involved).values_list("pk", "username"))
+        return [names[pk] for pk in anomaly.involved if pk in names]
 
-class AnomalyList(generics.ListAPIView[Anomaly]):
-    """Anomalies, newest first; filter with ``?state=``, ``?severity=``, ``?detector=``."""
+
+class AnomalyFilters(Filters):
+    state = serializers.ChoiceField(choices=AnomalyState.choices, required=False)
+    severity = serializers.ChoiceField(choices=Severity.choices, required=False)
+    detector = serializers.CharField(max_length=60, required=False)
+
+
+ANOMALIES = Anomaly.objects.prefetch_related("reviews__actor")
+
+
+class AnomalyList(Collection):
+    """Anomalies, oldest first."""
 
     serializer_class = AnomalySerializer
-    permission_classes = [HoldsRole]
-    read_roles = (*OVERSIGHT, Role.CHEF_DE_PARTIE)
-
-    def get_queryset(self) -> Any:
-        anomalies = Anomaly.objects.prefetch_related("reviews__actor")
-        for field in ("state", "severity", "detector"):
-            value = self.request.query_params.get(field)
-            if value:
-                anomalies = anomalies.filter(**{field: value})
-        return anomalies
+    read_roles = PIT
+    sees_all = PIT
+    queryset = ANOMALIES
+    filters = AnomalyFilters
 
 
-class AnomalyDetail(generics.RetrieveAPIView[Anomaly]):
+class AnomalyDetail(Item):
     serializer_class = AnomalySerializer
-    permission_classes = [HoldsRole]
-    read_roles = (*OVERSIGHT, Role.CHEF_DE_PARTIE)
-    queryset = Anomaly.objects.prefetch_related("reviews__actor")
+    read_roles = PIT
+    sees_all = PIT
+    queryset = ANOMALIES
+    noun = gettext_lazy("l'anomalie")
 
 
 class ReviewInput(StrictSerializer):
     to_state = serializers.ChoiceField(choices=AnomalyState.choices)
-    reason = serializers.CharField(allow_blank=True)
+    reason = serializers.CharField(allow_blank=True, max_length=2000)
 
 
-class AnomalyReviewCreate(APIView):
-    """Move an anomaly one step forward in its review (needs an ``Idempotency-Key``)."""
+AnomalyReviewCreate = record_act(
+    "AnomalyReviewCreate",
+    anomaly_review,
+    ReviewInput,
+    "Move an anomaly one step forward in its review, with the reason.",
+    record_id="anomaly_id",
+    answer=lambda pk: AnomalySerializer(ANOMALIES.get(pk=pk)).data,
+    response=AnomalySerializer,
+)
 
-    @extend_schema(request=ReviewInput, responses=AnomalySerializer)
-    @idempotent
-    def post(self, request: Request, pk: int) -> Response:
-        data = ReviewInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        anomaly = anomaly_review(actor=request.user, anomaly_id=pk, **data.validated_data)
-        return Response(AnomalySerializer(anomaly).data, status=201)
+routes = [
+    path("audit/events", AuditEventList.as_view(), name="audit-events"),
+    path("audit/events/<ref:seq>", AuditEventDetail.as_view(), name="audit-event"),
+    path("audit/verify", ChainVerify.as_view(), name="audit-verify"),
+    path("anomalies", AnomalyList.as_view(), name="anomalies"),
+    path("anomalies/<ref:id>", AnomalyDetail.as_view(), name="anomaly"),
+    path("anomalies/<ref:id>/reviews", AnomalyReviewCreate.as_view(), name="anomaly-review"),
+]

@@ -1,12 +1,10 @@
 """Errors of the audit domain."""
 
-from casino.errors import Conflict, DomainError, SegregationViolation
+from casino.errors import Conflict, ReasonRequired, SegregationViolation
 
 
-class ReviewReasonRequired(DomainError):
+class ReviewReasonRequired(ReasonRequired):
     """Every review step states its reason; an anomaly is never waved through silently."""
-
-    code = "reason_required"
 
 
 class IllegalReviewStep(Conflict):

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db import IntegrityError, models, transaction
+from django.utils.translation import gettext as _
 
 from audit.chain import Verification, audit_record, verify_chain
 from audit.errors import IllegalReviewStep, ReviewerInvolved, ReviewReasonRequired
@@ -101,22 +102,31 @@ def anomaly_review(
     try:
         anomaly = Anomaly.objects.select_for_update().get(pk=anomaly_id)
     except Anomaly.DoesNotExist:
-        raise NotFound(f"anomaly {anomaly_id} does not exist", where="anomaly") from None
+        raise NotFound(
+            _("l'anomalie %(anomaly)s n'existe pas") % {"anomaly": anomaly_id}, where="anomaly"
+        ) from None
     to_state = AnomalyState(to_state)
     step = (AnomalyState(anomaly.state), to_state)
     if step not in REVIEWERS:
         raise IllegalReviewStep(
-            f"anomaly {anomaly.pk} is {anomaly.state}; it cannot move to {to_state}", where="state"
+            _("l'anomalie %(anomaly)s est %(state)s ; elle ne peut pas passer à %(to)s")
+            % {"anomaly": anomaly.pk, "state": anomaly.state, "to": to_state},
+            where="state",
         )
-    require_role(actor, *REVIEWERS[step], act=f"moving an anomaly to {to_state}")
+    require_role(
+        actor,
+        *REVIEWERS[step],
+        act=_("faire passer une anomalie à %(to)s") % {"to": to_state},
+    )
     if actor.pk in anomaly.involved:
         raise ReviewerInvolved(
-            f"{actor.username} is involved in anomaly {anomaly.pk} and may not review it",
+            _("%(user)s est impliqué dans l'anomalie %(anomaly)s et ne peut pas l'examiner")
+            % {"user": actor.username, "anomaly": anomaly.pk},
             where="actor",
         )
     reason = (reason or "").strip()
     if not reason:
-        raise ReviewReasonRequired("a review step needs a reason", where="reason")
+        raise ReviewReasonRequired(_("une étape d'examen demande une raison"), where="reason")
     review = AnomalyReview.objects.create(
         anomaly=anomaly,
         at=clock.now(),

@@ -11,7 +11,7 @@ class DomainError(Exception):
     """An act refused by a rule of the house. Subclasses name the rule."""
 
     code = "refused"
-    http_status = 400
+    http_status = 422
 
     def __init__(self, message: str, *, where: str | None = None) -> None:
         super().__init__(message)
@@ -38,6 +38,12 @@ class NotFound(DomainError):
 
     code = "not_found"
     http_status = 404
+
+
+class ReasonRequired(DomainError):
+    """An act that must say why (a review step, a cancelled coup) was given no reason."""
+
+    code = "reason_required"
 
 
 class Conflict(DomainError):

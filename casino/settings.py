@@ -104,7 +104,11 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language of the answer (ours and the framework's words) from Accept-Language: French
+    # or English, French when the client asks for neither (README, "Words").
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "casino.api.utc.ApiInUtc",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): a second factor was given
@@ -145,8 +149,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
+# French is the source language of every message; English is in locale/en/LC_MESSAGES/django.po.
 LANGUAGE_CODE = "fr"
 LANGUAGES = [("fr", "Français"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = os.environ.get("TIME_ZONE", "Europe/Paris")
 USE_I18N = True
 USE_TZ = True  # stored in UTC, shown in the casino's zone
@@ -183,16 +189,34 @@ REST_FRAMEWORK = {
         "casino.api.authentication.VerifiedSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "casino.api.schema.CasinoAutoSchema",
     "EXCEPTION_HANDLER": "casino.api.errors.exception_handler",
-    "DEFAULT_PAGINATION_CLASS": "casino.api.pagination.CappedLimitOffsetPagination",
-    "PAGE_SIZE": 100,
+    "DEFAULT_PAGINATION_CLASS": "casino.api.pagination.ReferenceCursorPagination",
+    # JSON in, JSON out: a form-encoded body would type every value as a string.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Casino back-office API",
     "DESCRIPTION": "Table terminals, card room and regulators. Every write takes an Idempotency-Key.",
     "VERSION": "1",
+    # 3.1: its schemas are JSON Schema, so a client (and our tests) validate answers with it.
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "casino.api.schema.vocabulary_table",
+        "casino.api.examples.closed_objects",
+        "casino.api.examples.with_examples",
+    ],
+    "COMPONENT_SPLIT_REQUEST": True,
+    # The path converters of casino/api/converters.py, as the schema types them.
+    "PATH_CONVERTER_OVERRIDES": {
+        "ref": {"type": "integer", "minimum": 1, "maximum": 999_999_999_999_999_999},
+        "table": {"type": "integer", "minimum": 1, "maximum": 32767},
+        "day": {"type": "string", "format": "date"},
+        "code": {"type": "string", "pattern": r"^[\w:.@+-]{1,150}$"},
+    },
     # The schema maps every endpoint and parameter: shown to signed-in staff only.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -204,6 +228,15 @@ SPECTACULAR_SETTINGS = {
         "PackKindEnum": "shoes.models.PackKind",
         "PackEventKindEnum": "shoes.models.PackEvent.Kind",
         "DisputeStateEnum": "casino.disputes.models.DisputeState",
+        "AccountKindEnum": "casino.floor.models.Account.Kind",
+        "MovementKindEnum": "casino.floor.models.Movement.Kind",
+        "TransferKindEnum": "casino.floor.models.CashTransfer.Kind",
+        "CountMomentEnum": "casino.floor.models.FloatCount.Moment",
+        "DutyPostEnum": "casino.floor.models.Duty.Post",
+        "CoupPhaseEnum": "casino.floor.models.CoupPhase",
+        "ReportKindEnum": "casino.reports.models.Report.Kind",
+        "SeverityEnum": "audit.models.Severity",
+        "SealVerdictEnum": "shoes.models.SealVerification.Verdict",
     },
 }
 

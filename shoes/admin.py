@@ -14,7 +14,15 @@ from django.utils.html import format_html
 
 from casino.admin_base import RecordAdmin, RecordInline
 from casino.floor.models import Table
-from shoes.models import Pack, PackEvent, PackState, Reconciliation, RegisterVisa, SealVerification
+from shoes.models import (
+    Pack,
+    PackEvent,
+    PackState,
+    Reconciliation,
+    RegisterVisa,
+    SealVerification,
+    TalonCount,
+)
 from shoes.services import current_shift, seal_verify
 
 
@@ -44,6 +52,31 @@ class TimelineInline(RecordInline):
     fields = ["at", "kind", "actor", "table", "shift", "person", "details"]
 
 
+class TalonCountInline(RecordInline):
+    """The undealt cards the tailleur recorded at each pass, as recorded."""
+
+    model = TalonCount
+    verbose_name_plural = "talons comptés quand les cartes passent / undealt cards at each pass"
+    fields = ["taille", "at", "counted_by", "method", "undealt", "expected", "reconciled"]
+
+    @admin.display(description="cartes / cards (la prochaine d'abord / next first)")
+    def undealt(self, count: TalonCount) -> str:
+        return " ".join(count.cards) or "–"
+
+    @admin.display(description="rapprochement / reconciled")
+    def reconciled(self, count: TalonCount) -> str:
+        if count.balanced:
+            return f"juste / balanced ({len(count.cards)})"
+
+        def named(cards: dict[str, int]) -> str:
+            return ", ".join(f"{code} x{n}" for code, n in cards.items()) or "–"
+
+        return (
+            f"{len(count.cards)} / {count.expected} · manque / missing {named(count.missing)} · "
+            f"en trop / extra {named(count.extra)}"
+        )
+
+
 class VerifyForm(forms.Form):
     seal_number_read = forms.CharField(label="N° de scellé lu / seal number read", max_length=60)
     verdict = forms.ChoiceField(label="Constat / verdict", choices=SealVerification.Verdict.choices)
@@ -58,7 +91,7 @@ class PackAdmin(RecordAdmin):
     list_filter = ["state", "kind", TableFilter]
     search_fields = ["seal_number", "maker", "maker_pack_numbers"]
     date_hierarchy = "received_at"
-    inlines = [VerificationInline, TimelineInline]
+    inlines = [VerificationInline, TalonCountInline, TimelineInline]
     readonly_fields = [
         "kind",
         "maker",

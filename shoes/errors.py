@@ -1,6 +1,6 @@
 """Errors of the custody of sealed packs."""
 
-from casino.errors import Conflict, DomainError, RoleRequired
+from casino.errors import Conflict, DomainError
 
 
 class IllegalPackState(Conflict):
@@ -9,7 +9,7 @@ class IllegalPackState(Conflict):
     code = "illegal_pack_state"
 
 
-class SealNotVerified(RoleRequired):
+class SealNotVerified(Conflict):
     """No pack is opened before a police commissioner has found its seal intact."""
 
     code = "seal_not_verified"
@@ -35,7 +35,28 @@ class CardRefused(DomainError):
         self.card = card
 
 
+class NotACard(DomainError):
+    """A string that is no card code (``KS``, ``TH`` or ``10H``…): a malformed request."""
+
+    code = "not_a_card"
+    http_status = 400
+
+
 class CountInvalid(DomainError):
     """A reconciliation count that is not a count of card codes."""
 
     code = "invalid_count"
+
+
+class TalonCounted(Conflict):
+    """The undealt cards of a taille are recorded once, when the cards pass: the count is
+    evidence, and a second one would not replace it."""
+
+    code = "talon_counted"
+
+
+class TalonNotCounted(Conflict):
+    """A passed talon is shuffled again or leaves the table only once its undealt cards are
+    recorded: after that their order and number are gone."""
+
+    code = "talon_not_counted"

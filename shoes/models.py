@@ -163,6 +163,7 @@ class PackEvent(models.Model):
         CUT = "cut", "Coupé / cut"
         BURNED = "burned", "Cartes brûlées / burned"
         PASSED = "passed", "Les cartes passent"
+        TALON_COUNTED = "talon_counted", "Talon compté / undealt cards counted"
         REPLACEMENT_DEMANDED = "replacement_demanded", "Nouveau jeu demandé / replacement demanded"
         WITHDRAWN = "withdrawn", "Remplacé / withdrawn"
         FOREIGN_CARD = "foreign_card", "Carte étrangère refusée / foreign card refused"
@@ -273,6 +274,57 @@ class Reconciliation(models.Model):
 
     def __str__(self) -> str:
         return f"reconciliation of {self.pack}"
+
+    @property
+    def balanced(self) -> bool:
+        return not self.missing and not self.extra
+
+
+class TalonCount(models.Model):
+    """The undealt cards of a talon, recorded when the cards pass (RULES.md 1.3; REPLAY.md: a
+    recorded talon lists every card of the sixain, the undealt ones included).
+
+    What was counted is kept as counted, in the order given (the next card to deal first). A
+    count that does not reconcile with the pack (the composition less the cards laid and burned
+    in the taille) names the cards short and over, and raises critical anomalies: a count is
+    evidence, it is never refused for what it found. One count per taille.
+    """
+
+    class Method(models.TextChoices):
+        SCANNED = "scanned", "Lues dans l'ordre / scanned in order"
+        COUNTED = "counted", "Comptées à la main / counted by hand"
+
+    pack = models.ForeignKey(Pack, on_delete=models.PROTECT, related_name="talon_counts")
+    taille = models.PositiveSmallIntegerField()
+    at = models.DateTimeField()
+    counted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    shift = models.ForeignKey("floor.Shift", on_delete=models.PROTECT, related_name="+")
+    method = models.CharField(
+        max_length=8,
+        choices=Method.choices,
+        help_text="scanned: the order is the talon's; counted: the order is the listing's",
+    )
+    cards = models.JSONField(help_text="the undealt cards as recorded, the next card to deal first")
+    expected = models.PositiveSmallIntegerField(
+        help_text="how many cards the talon holds by the pack's count"
+    )
+    missing = models.JSONField(default=dict, help_text="cards short, by code")
+    extra = models.JSONField(default=dict, help_text="cards over, by code")
+
+    class Meta:
+        ordering = ["pack", "taille"]
+        verbose_name = "talon compté / undealt cards"
+        verbose_name_plural = "talons comptés / undealt cards"
+        constraints = [
+            models.UniqueConstraint(fields=["pack", "taille"], name="one_talon_count_per_taille"),
+            models.CheckConstraint(condition=models.Q(taille__gte=1), name="talon_taille_from_1"),
+        ]
+        triggers = append_only()
+
+    def __str__(self) -> str:
+        return f"talon of {self.pack.seal_number}, taille {self.taille}"
 
     @property
     def balanced(self) -> bool:

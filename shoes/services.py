@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Count, Max, Q, QuerySet
+from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
 from audit.models import Severity
@@ -23,14 +24,18 @@ from casino.floor.models import Coup, Duty, Game, Shift, Table
 from casino.floor.services import require_duty_at_table, require_on_duty
 from casino.games.cards import SINGLE_PACK, SIXAIN, Composition, card
 from casino.games.errors import IllegalCard
+from casino.i18n import either, game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
 from shoes.errors import (
     CardRefused,
     CountInvalid,
     IllegalPackState,
+    NotACard,
     SealNotVerified,
     ShuffleOrderViolated,
+    TalonCounted,
+    TalonNotCounted,
 )
 from shoes.models import (
     CardLaid,
@@ -41,6 +46,7 @@ from shoes.models import (
     Reconciliation,
     RegisterVisa,
     SealVerification,
+    TalonCount,
 )
 
 CARD_ROOM = (Role.CAISSIER,)  # the cage receives and stores sealed packs
@@ -61,14 +67,22 @@ def _lock(pack_id: int) -> Pack:
     try:
         return Pack.objects.select_for_update().get(pk=pack_id)
     except Pack.DoesNotExist:
-        raise NotFound(f"pack {pack_id} does not exist", where="pack") from None
+        raise NotFound(
+            _("le jeu %(pack)s n'existe pas") % {"pack": pack_id}, where="pack"
+        ) from None
 
 
 def _require_state(pack: Pack, *states: PackState, act: str) -> None:
     if pack.state not in states:
-        wanted = " or ".join(s.value for s in states)
         raise IllegalPackState(
-            f"{act}: pack {pack.seal_number} is {pack.state}, not {wanted}", where="state"
+            _("%(act)s : le jeu %(pack)s est %(state)s, pas %(states)s")
+            % {
+                "act": act,
+                "pack": pack.seal_number,
+                "state": pack.state,
+                "states": either(s.value for s in states),
+            },
+            where="state",
         )
 
 
@@ -82,8 +96,10 @@ def _record(
     shift: Shift | None = None,
     person: str = "",
     details: dict[str, Any] | None = None,
+    evidence: dict[str, Any] | None = None,
 ) -> PackEvent:
-    """The act's timeline row, the state move (if any) and the audit event, together."""
+    """The act's timeline row, the state move (if any) and the audit event, together.
+    ``evidence``: what the audit event pins besides the timeline's details (the cards counted)."""
     before = pack.state
     if to_state is not None:
         pack.state = to_state
@@ -111,6 +127,7 @@ def _record(
             "shift": shift.pk if shift else None,
             "person": person,
             "details": details or {},
+            **(evidence or {}),
         },
     )
     return event
@@ -147,7 +164,9 @@ def _no_coup_open(pack: Pack, act: str) -> None:
     """Passing or retiring the cards mid-coup would leave the coup unable to settle."""
     if Coup.objects.filter(pack=pack).exclude(phase__in=["settled", "cancelled"]).exists():
         raise IllegalPackState(
-            f"{act}: a coup is in progress with pack {pack.seal_number}", where="state"
+            _("%(act)s : un coup est en cours avec le jeu %(pack)s")
+            % {"act": act, "pack": pack.seal_number},
+            where="state",
         )
 
 
@@ -163,10 +182,13 @@ def pack_receive(
     store_location: str,
 ) -> Pack:
     """Enter a delivered sealed pack in the receipt register (carnet de prise en charge)."""
-    require_role(actor, *CARD_ROOM, act="receiving sealed packs")
+    require_role(actor, *CARD_ROOM, act=_("recevoir des jeux scellés"))
     seal_number = seal_number.strip()
     if Pack.objects.filter(seal_number=seal_number).exists():
-        raise Conflict(f"seal number {seal_number} is already in the register", where="seal_number")
+        raise Conflict(
+            _("le numéro de scellé %(seal)s est déjà au registre") % {"seal": seal_number},
+            where="seal_number",
+        )
     pack = Pack.objects.create(
         kind=PackKind(kind),
         maker=maker,
@@ -194,9 +216,9 @@ def pack_receive(
 
 @transaction.atomic
 def pack_store(*, actor: Any, pack_id: int) -> Pack:
-    require_role(actor, *CARD_ROOM, act="storing a sealed pack")
+    require_role(actor, *CARD_ROOM, act=_("ranger un jeu scellé"))
     pack = _lock(pack_id)
-    _require_state(pack, PackState.RECEIVED, act="storing")
+    _require_state(pack, PackState.RECEIVED, act=_("ranger"))
     _record(
         pack,
         actor,
@@ -210,9 +232,11 @@ def pack_store(*, actor: Any, pack_id: int) -> Pack:
 @transaction.atomic
 def register_visa(*, actor: Any, day: dt.date, remarks: str = "") -> RegisterVisa:
     """The commissioner's visa on the register page of ``day`` (the packs received that day)."""
-    require_role(actor, Role.COMMISSAIRE, act="signing the receipt register")
+    require_role(actor, Role.COMMISSAIRE, act=_("viser le registre de prise en charge"))
     if RegisterVisa.objects.filter(day=day).exists():
-        raise Conflict(f"the register page of {day} already bears a visa", where="day")
+        raise Conflict(
+            _("la page du registre du %(day)s porte déjà un visa") % {"day": day}, where="day"
+        )
     received = Pack.objects.filter(received_at__date=day)
     visa = RegisterVisa.objects.create(
         day=day, commissaire=actor, at=clock.now(), packs_seen=received.count(), remarks=remarks
@@ -240,16 +264,16 @@ def seal_verify(
     remarks: str = "",
 ) -> SealVerification:
     """The commissioner checks the seal. A broken or different seal rejects the pack."""
-    require_role(actor, Role.COMMISSAIRE, act="verifying a seal")
+    require_role(actor, Role.COMMISSAIRE, act=_("vérifier un scellé"))
     pack = _lock(pack_id)
     verdict = SealVerification.Verdict(verdict)
     seal_number_read = seal_number_read.strip()
     if seal_number_read != pack.seal_number:
         verdict = SealVerification.Verdict.MISMATCH  # what was read decides, not what was said
     if verdict == SealVerification.Verdict.INTACT:
-        _require_state(pack, PackState.IN_STORE, act="verifying")
+        _require_state(pack, PackState.IN_STORE, act=_("vérifier"))
     else:
-        _require_state(pack, PackState.RECEIVED, PackState.IN_STORE, act="verifying")
+        _require_state(pack, PackState.RECEIVED, PackState.IN_STORE, act=_("vérifier"))
     verification = SealVerification.objects.create(
         pack=pack,
         commissaire=actor,
@@ -284,33 +308,47 @@ def seal_verify(
 @transaction.atomic
 def pack_open(*, actor: Any, pack_id: int, shift_id: int) -> Pack:
     """Break the seal at a table, in a séance. Only after an intact verification."""
-    require_role(actor, Role.CHEF_DE_PARTIE, Role.TAILLEUR, act="opening a sealed pack")
+    require_role(actor, Role.CHEF_DE_PARTIE, Role.TAILLEUR, act=_("ouvrir un jeu scellé"))
     pack = _lock(pack_id)
     try:
         shift = Shift.objects.select_related("table").get(pk=shift_id)
     except Shift.DoesNotExist:
-        raise NotFound(f"séance {shift_id} does not exist", where="shift") from None
+        raise NotFound(
+            _("la séance %(shift)s n'existe pas") % {"shift": shift_id}, where="shift"
+        ) from None
     if not pack.verifications.filter(verdict=SealVerification.Verdict.INTACT).exists():
         raise SealNotVerified(
-            f"pack {pack.seal_number} may not be opened: no commissioner has found its seal intact",
+            _(
+                "le jeu %(pack)s ne peut pas être ouvert : aucun commissaire n'a trouvé son "
+                "scellé intact"
+            )
+            % {"pack": pack.seal_number},
             where="pack",
         )
-    _require_state(pack, PackState.VERIFIED, act="opening")
+    _require_state(pack, PackState.VERIFIED, act=_("ouvrir"))
     if shift.closed_at is not None:
-        raise Conflict(f"séance {shift.pk} is closed", where="shift")
+        raise Conflict(_("la séance %(shift)s est fermée") % {"shift": shift.pk}, where="shift")
     require_on_duty(
-        shift, actor, Duty.Post.CHEF_DE_PARTIE, Duty.Post.TAILLEUR, act="opening a sealed pack"
+        shift, actor, Duty.Post.CHEF_DE_PARTIE, Duty.Post.TAILLEUR, act=_("ouvrir un jeu scellé")
     )
     table = shift.table
     if GAME_PACK[Game(table.game)] != pack.kind:
         raise Conflict(
-            f"{table} plays with a {GAME_PACK[Game(table.game)].label}, "
-            f"not a {pack.get_kind_display()}",
+            _("%(table)s se joue avec un %(wanted)s, pas un %(kind)s")
+            % {
+                "table": table,
+                "wanted": GAME_PACK[Game(table.game)].label,
+                "kind": pack.get_kind_display(),
+            },
             where="pack",
         )
     busy = packs_at(table.pk, *IN_USE).first()
     if busy is not None:
-        raise Conflict(f"{table} already has pack {busy.seal_number} in use", where="shift")
+        raise Conflict(
+            _("%(table)s a déjà le jeu %(pack)s en service")
+            % {"table": table, "pack": busy.seal_number},
+            where="shift",
+        )
     _record(pack, actor, PackEvent.Kind.OPENED, to_state=PackState.OPENED, table=table, shift=shift)
     return pack
 
@@ -330,15 +368,18 @@ def _shuffles_since_last_deal(pack: Pack) -> list[PackEvent]:
 @transaction.atomic
 def pack_shuffle(*, actor: Any, pack_id: int, player: str = "") -> PackEvent:
     """A shuffle: by a croupier, by the tailleur, or openly by a player where allowed."""
-    require_role(actor, *DEALERS, act="recording a shuffle")
+    require_role(actor, *DEALERS, act=_("enregistrer un mélange"))
     pack = _lock(pack_id)
-    _require_state(pack, PackState.OPENED, PackState.PASSED, act="shuffling")
-    shift = _at_table(pack, actor, Duty.Post.TAILLEUR, Duty.Post.CROUPIER, act="shuffling")
+    _require_state(pack, PackState.OPENED, PackState.PASSED, act=_("mêler"))
+    shift = _at_table(pack, actor, Duty.Post.TAILLEUR, Duty.Post.CROUPIER, act=_("mêler"))
+    _require_talon_counted(pack, _("mêler"))
     rules = shift.rules()
     player = player.strip()
     if player and not rules.player_may_shuffle:
         raise ShuffleOrderViolated(
-            f"the règlement {rules.name} does not let a player shuffle", where="player"
+            _("le règlement %(reglement)s ne laisse pas un joueur mêler")
+            % {"reglement": rules.name},
+            where="player",
         )
     role = "player" if player else ("tailleur" if Role.TAILLEUR in _roles(actor) else "croupier")
     return _record(
@@ -363,26 +404,28 @@ def pack_cut(*, actor: Any, pack_id: int, cut_by: str, burn: list[str] | None = 
 
     A burned card the pack cannot hold is refused like any foreign card: recorded, then raised.
     """
-    require_role(actor, Role.TAILLEUR, act="presenting the cut")
+    require_role(actor, Role.TAILLEUR, act=_("présenter la coupe"))
     with transaction.atomic():
         pack = _lock(pack_id)
-        _require_state(pack, PackState.OPENED, PackState.PASSED, act="cutting")
-        shift = _at_table(pack, actor, Duty.Post.TAILLEUR, act="presenting the cut")
+        _require_state(pack, PackState.OPENED, PackState.PASSED, act=_("couper"))
+        shift = _at_table(pack, actor, Duty.Post.TAILLEUR, act=_("présenter la coupe"))
         shuffles = _shuffles_since_last_deal(pack)
         if not shuffles or shuffles[-1].details.get("by") != "tailleur":
             raise ShuffleOrderViolated(
-                "the tailleur shuffles last, after the croupiers, before the cut", where="shuffles"
+                _("le tailleur mêle en dernier, après les croupiers, avant la coupe"),
+                where="shuffles",
             )
         if not any(s.details.get("by") == "croupier" for s in shuffles):
-            raise ShuffleOrderViolated("the croupiers shuffle first", where="shuffles")
+            raise ShuffleOrderViolated(_("les croupiers mêlent d'abord"), where="shuffles")
         cut_by = cut_by.strip()
         if not cut_by:
-            raise ShuffleOrderViolated("a member of the public cuts: name them", where="cut_by")
+            raise ShuffleOrderViolated(_("un membre du public coupe : nommez-le"), where="cut_by")
         rules = shift.rules()
         burned = [_card_code(code, f"burn[{i}]") for i, code in enumerate(burn or [])]
         if len(burned) != rules.burn:
             raise ShuffleOrderViolated(
-                f"the règlement {rules.name} burns {rules.burn} card(s), not {len(burned)}",
+                _("le règlement %(reglement)s brûle %(burn)s carte(s), pas %(burned)s")
+                % {"reglement": rules.name, "burn": rules.burn, "burned": len(burned)},
                 where="burn",
             )
         # The cut begins a new taille: every card of the pack is in the talon again.
@@ -419,7 +462,7 @@ def _card_code(code: Any, where: str) -> str:
     try:
         return str(card(code))
     except IllegalCard as exc:
-        raise CountInvalid(exc.message, where=where) from None
+        raise NotACard(game_message(exc), where=where) from None
 
 
 def _laid_counts(pack: Pack, taille: int) -> Counter[str]:
@@ -499,7 +542,11 @@ def _foreign(pack: Pack, actor: Any, shift: Shift, code: str, already: int) -> C
             "table": shift.table.number,
         },
     )
-    return CardRefused(message, where="card", card=code)
+    refused = _(
+        "%(card)s refusée : le jeu %(pack)s la contient %(holds)s fois et %(already)s sont déjà "
+        "sorties ; une carte étrangère"
+    ) % {"card": code, "pack": pack.seal_number, "holds": holds, "already": already}
+    return CardRefused(refused, where="code", card=code)
 
 
 @transaction.atomic
@@ -507,7 +554,7 @@ def card_refusal_record(*, actor: Any, pack_id: int, code: str, shift: Shift) ->
     """Record the refusal of a foreign card again, after the act that met it was rolled back as a
     whole (a coup transcribed from paper): the refusal is evidence and must outlive the act."""
     pack = _lock(pack_id)
-    code = _card_code(code, "card")
+    code = _card_code(code, "code")
     return _foreign(pack, actor, shift, code, composition(pack)[card(code)])
 
 
@@ -519,13 +566,13 @@ def card_lay(
     cut). A card the pack cannot hold in this taille is refused, and the refusal (timeline event
     and critical ``foreign_card`` anomaly) is committed before the error.
     """
-    require_role(actor, Role.TAILLEUR, act="laying a card")
-    code = _card_code(code, "card")
+    require_role(actor, Role.TAILLEUR, act=_("poser une carte"))
+    code = _card_code(code, "code")
     # Inside the coup's act no savepoint is needed: a refusal is returned, not raised, and any
     # other error rolls the whole act back.
     with transaction.atomic(savepoint=False):
         pack = _lock(pack_id)
-        _require_state(pack, PackState.IN_PLAY, act="laying a card")
+        _require_state(pack, PackState.IN_PLAY, act=_("poser une carte"))
         refused, done = _lay(
             pack, actor, shift, [code], burned_cards=False, taille=taille, coup_id=coup_id
         )
@@ -535,47 +582,170 @@ def card_lay(
 
 
 @transaction.atomic
-def cards_pass(*, actor: Any, pack_id: int) -> Pack:
-    """ "Messieurs, les cartes passent": the taille is over (RULES.md 1.3)."""
-    require_role(actor, Role.TAILLEUR, act="announcing that the cards pass")
+def cards_pass(
+    *,
+    actor: Any,
+    pack_id: int,
+    undealt: list[str],
+    method: TalonCount.Method | str = TalonCount.Method.COUNTED,
+) -> TalonCount:
+    """ "Messieurs, les cartes passent": the taille is over (RULES.md 1.3), and the tailleur
+    records the undealt cards of the talon, the next card to deal first: ``scanned`` in the order
+    they lie, or ``counted`` by hand and listed (then the order is only the listing's).
+
+    On a pack in play this is the announcement and the count in one act. When the engine ended
+    the taille at a coup's settlement (``taille_ends``: the count rule, the cut card, the cards
+    run out) the pack is already passed and this act records the count. Either way the talon is
+    counted once per taille, before it is shuffled again or leaves the table. A count that does
+    not reconcile with the pack is recorded as counted, with critical ``missing_card`` /
+    ``extra_card`` anomalies naming the cards; a code that is no card refuses the whole act.
+    """
+    require_role(actor, Role.TAILLEUR, act=_("annoncer que les cartes passent"))
     pack = _lock(pack_id)
-    _require_state(pack, PackState.IN_PLAY, act="passing")
-    shift = _at_table(pack, actor, Duty.Post.TAILLEUR, act="announcing that the cards pass")
-    _no_coup_open(pack, "passing")
-    left, _ = cards_left(pack)
+    _require_state(pack, PackState.IN_PLAY, PackState.PASSED, act=_("faire passer les cartes"))
+    shift = _at_table(pack, actor, Duty.Post.TAILLEUR, act=_("annoncer que les cartes passent"))
+    _no_coup_open(pack, _("faire passer les cartes"))
+    taille = current_taille(pack)
+    done = pack.talon_counts.filter(taille=taille).select_related("counted_by").first()
+    if done is not None:
+        raise TalonCounted(
+            _(
+                "les cartes restantes de la taille %(taille)s du jeu %(seal)s ont été "
+                "enregistrées par %(by)s à %(at)s"
+            )
+            % {
+                "taille": taille,
+                "seal": pack.seal_number,
+                "by": done.counted_by,
+                "at": f"{done.at:%H:%M:%S}",
+            },
+            where="state",
+        )
+    try:
+        method = TalonCount.Method(method)
+    except ValueError:
+        raise CountInvalid(
+            _("%(method)r : les cartes restantes sont lues (scanned) ou comptées (counted)")
+            % {"method": method},
+            where="method",
+        ) from None
+    if not isinstance(undealt, list):
+        raise CountInvalid(
+            _("les cartes restantes sont une liste de codes de cartes"), where="undealt"
+        )
+    codes = [_card_code(code, f"undealt[{i}]") for i, code in enumerate(undealt)]
+    # What the talon must hold: the pack less every card out of it in this taille.
+    expected = Counter({str(c): n for c, n in composition(pack).counts.items()})
+    expected.subtract(_laid_counts(pack, taille))
+    expected = +expected
+    left = sum(expected.values())
+    counted = Counter(codes)
+    missing = dict(sorted((expected - counted).items()))
+    extra = dict(sorted((counted - expected).items()))
+    talon = TalonCount.objects.create(
+        pack=pack,
+        taille=taille,
+        at=clock.now(),
+        counted_by=actor,
+        shift=shift,
+        method=method,
+        cards=codes,
+        expected=left,
+        missing=missing,
+        extra=extra,
+    )
+    details = {
+        "taille": taille,
+        "cards_left": left,
+        "talon": talon.pk,
+        "method": method.value,
+        "counted": len(codes),
+        "missing": missing,
+        "extra": extra,
+    }
+    passing = pack.state == PackState.IN_PLAY
     _record(
         pack,
         actor,
-        PackEvent.Kind.PASSED,
-        to_state=PackState.PASSED,
+        PackEvent.Kind.PASSED if passing else PackEvent.Kind.TALON_COUNTED,
+        to_state=PackState.PASSED if passing else None,
         table=shift.table,
         shift=shift,
-        details={"cards_left": left},
+        details=details,
+        evidence={"cards": codes},
     )
-    return pack
+    for detector, cards in (("missing_card", missing), ("extra_card", extra)):
+        if cards:
+            named = ", ".join(f"{code} x{n}" for code, n in cards.items())
+            anomaly_raise(
+                detector=detector,
+                severity=Severity.CRITICAL,
+                subject=pack,
+                summary=f"pack {pack.seal_number}, taille {taille}: "
+                f"{detector.replace('_', ' ')} {named} in the undealt cards when the cards passed",
+                evidence={
+                    "pack": pack.seal_number,
+                    "taille": taille,
+                    "count": "pass",
+                    "talon": talon.pk,
+                    "cards": cards,
+                    "expected": left,
+                    "counted": len(codes),
+                    "table": shift.table.number,
+                    "shift": shift.pk,
+                },
+                involved=[actor.pk],  # the tailleur who counted does not review his count
+                dedup_key=f"{detector}:{pack.pk}:taille:{taille}",
+            )
+    return talon
+
+
+def _require_talon_counted(pack: Pack, act: str) -> None:
+    """Before a passed talon is shuffled into the next taille or leaves the table, its undealt
+    cards are recorded (a talon the engine ended at a settlement is passed, not yet counted)."""
+    if pack.state != PackState.PASSED:
+        return
+    taille = current_taille(pack)
+    if pack.talon_counts.filter(taille=taille).exists():
+        return
+    left, _codes = cards_left(pack)
+    if left == 0:  # an exhausted talon: nothing is undealt, nothing to count
+        return
+    raise TalonNotCounted(
+        _(
+            "%(act)s : les %(left)s cartes restantes de la taille %(taille)s du jeu %(seal)s ne "
+            "sont pas enregistrées ; le tailleur fait d'abord passer les cartes avec elles"
+        )
+        % {"act": act, "left": left, "taille": taille, "seal": pack.seal_number},
+        where="state",
+    )
 
 
 @transaction.atomic
 def replacement_demand(*, actor: Any, pack_id: int, demanded_by: str, side: str) -> Pack:
     """The players or the bank demand a new sealed pack: the old one is withdrawn, intact in its
     history; a verified new one is then opened at the table (``pack_open``)."""
-    require_role(actor, Role.CHEF_DE_PARTIE, Role.TAILLEUR, act="recording a demand for new cards")
+    require_role(
+        actor, Role.CHEF_DE_PARTIE, Role.TAILLEUR, act=_("enregistrer une demande de cartes neuves")
+    )
     if side not in ("players", "bank"):
         raise ShuffleOrderViolated(
-            f"{side!r}: the demand comes from the players or the bank", where="side"
+            _("%(side)r : la demande vient des joueurs ou de la banque") % {"side": side},
+            where="side",
         )
     demanded_by = demanded_by.strip()
     if not demanded_by:
-        raise ShuffleOrderViolated("name who demanded the new pack", where="demanded_by")
+        raise ShuffleOrderViolated(_("nommez qui a demandé le nouveau jeu"), where="demanded_by")
     pack = _lock(pack_id)
-    _require_state(pack, PackState.PASSED, act="replacing")
+    _require_state(pack, PackState.PASSED, act=_("remplacer"))
     shift = _at_table(
         pack,
         actor,
         Duty.Post.CHEF_DE_PARTIE,
         Duty.Post.TAILLEUR,
-        act="recording a demand for new cards",
+        act=_("enregistrer une demande de cartes neuves"),
     )
+    _require_talon_counted(pack, _("remplacer"))
     _record(
         pack,
         actor,
@@ -600,24 +770,34 @@ def replacement_demand(*, actor: Any, pack_id: int, demanded_by: str, side: str)
 def pack_retire(*, actor: Any, pack_id: int, counted: dict[str, int]) -> Reconciliation:
     """Count the cards back: per card, laid + burned + counted must equal the pack. Any
     difference raises a critical ``missing_card`` or ``extra_card`` anomaly naming the cards."""
-    require_role(actor, Role.CHEF_DE_PARTIE, act="retiring a pack")
+    require_role(actor, Role.CHEF_DE_PARTIE, act=_("retirer un jeu"))
     pack = _lock(pack_id)
-    _require_state(pack, PackState.IN_PLAY, PackState.PASSED, PackState.WITHDRAWN, act="retiring")
-    _no_coup_open(pack, "retiring")
+    _require_state(pack, PackState.IN_PLAY, PackState.PASSED, PackState.WITHDRAWN, act=_("retirer"))
+    _no_coup_open(pack, _("retirer"))
+    # A passed talon whose undealt cards were never recorded may still be retired: this count
+    # takes every card back, and a pack must never be stuck at a table for want of a tailleur.
     opened_in = current_shift(pack)
     if opened_in is not None and opened_in.table.shifts.filter(closed_at__isnull=True).exists():
         # At a table in séance the chef de partie on duty there counts the pack back; a pack
         # left at a closed table is counted back in the card room by a chef de partie.
-        _at_table(pack, actor, Duty.Post.CHEF_DE_PARTIE, act="retiring a pack")
+        _at_table(pack, actor, Duty.Post.CHEF_DE_PARTIE, act=_("retirer un jeu"))
     if not isinstance(counted, dict):
-        raise CountInvalid("the count is an object of card codes and numbers", where="counted")
+        raise CountInvalid(
+            _("le compte est un objet de codes de cartes et de nombres"), where="counted"
+        )
     counts: Counter[str] = Counter()
     for raw, number in counted.items():
         code = _card_code(raw, f"counted.{raw}")
         if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-            raise CountInvalid(f"{number!r} is not a count", where=f"counted.{raw}")
+            raise CountInvalid(
+                _("%(number)r n'est pas un compte") % {"number": number}, where=f"counted.{raw}"
+            )
         if code in counts:
-            raise CountInvalid(f"{code} is counted twice (as {raw!r} too)", where=f"counted.{raw}")
+            raise CountInvalid(
+                _("%(card)s est comptée deux fois (aussi comme %(raw)r)")
+                % {"card": code, "raw": raw},
+                where=f"counted.{raw}",
+            )
         counts[code] = number
     # Every card once: those out of the pack in its last taille, and those counted back.
     accounted = _laid_counts(pack, current_taille(pack)) + counts
@@ -659,11 +839,11 @@ def pack_retire(*, actor: Any, pack_id: int, counted: dict[str, int]) -> Reconci
 @transaction.atomic
 def pack_destroy(*, actor: Any, pack_id: int, remarks: str = "") -> Pack:
     """Destruction, witnessed by a commissioner, only after the cards were counted back."""
-    require_role(actor, Role.COMMISSAIRE, act="witnessing the destruction of a pack")
+    require_role(actor, Role.COMMISSAIRE, act=_("assister à la destruction d'un jeu"))
     pack = _lock(pack_id)
-    _require_state(pack, PackState.RETIRED, PackState.REJECTED, act="destroying")
+    _require_state(pack, PackState.RETIRED, PackState.REJECTED, act=_("détruire"))
     if pack.state == PackState.RETIRED and not Reconciliation.objects.filter(pack=pack).exists():
-        raise IllegalPackState("a pack is destroyed only after its reconciliation", where="state")
+        raise IllegalPackState(_("un jeu n'est détruit qu'après son rapprochement"), where="state")
     _record(
         pack,
         actor,
@@ -685,10 +865,12 @@ def cards_left(pack: Pack) -> tuple[int, list[str]]:
 
 def taille_ends(*, actor: Any, pack: Pack, reason: str) -> None:
     """The floor's call when the engine says the taille is over (no role check: the act that
-    ended it was checked). Same record as the tailleur's "les cartes passent"."""
+    ended it was checked). Same record as the tailleur's "les cartes passent", without the
+    count: the tailleur on duty records the undealt cards next (``cards_pass`` on the passed
+    pack), before the talon is shuffled again or leaves the table."""
     shift = current_shift(pack)
     assert shift is not None
-    left, _ = cards_left(pack)
+    left, _codes = cards_left(pack)
     _record(
         pack,
         actor,

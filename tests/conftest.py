@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 import pytest
 from django.conf import settings
+from django.utils import translation
 from rest_framework.test import APIClient
 
 from casino.floor.models import PostedReglement
@@ -42,6 +43,15 @@ def cast(db: None, settings) -> Cast:  # type: ignore[no-untyped-def]
     # A deliberately slow hash is the point in production and a waste of minutes here.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     return make_cast()
+
+
+@pytest.fixture(autouse=True)
+def _english_outside_requests() -> Iterator[None]:
+    """What a test calls directly (a service, the engine) speaks English, the language the tests
+    assert in. A request still speaks what it asks for, as in production: LocaleMiddleware reads
+    its Accept-Language (French when it asks for neither); ``tests/test_words.py`` covers both."""
+    with translation.override("en"):
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -441,3 +451,18 @@ def lay_in_coups(cast, shift, codes):
         if laid.coup_complete:
             coup_settle(actor=cast.croupier, coup_id=coup.pk)
     return laid
+
+
+def talon(pack) -> list[str]:
+    """The undealt cards the pack says the talon holds (in the pack's order): what a tailleur who
+    counted right records when the cards pass."""
+    from shoes.services import cards_left
+
+    return cards_left(pack)[1]
+
+
+def pass_the_cards(cast, pack, **kwargs):
+    """Les cartes passent, the tailleur on duty listing the undealt cards as counted."""
+    from shoes.services import cards_pass
+
+    return cards_pass(actor=cast.tailleur, pack_id=pack.pk, undealt=talon(pack), **kwargs)

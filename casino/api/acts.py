@@ -21,15 +21,15 @@ class RecordAct(APIView):
     record_id: ClassVar[str]  # the service's name for the record's id: "pack_id", "dispute_id"
     answer: ClassVar[Callable[[int], Any]]  # the record as it now stands, serialised
 
-    def post(self, request: Request, pk: int) -> Response:
-        return self.perform(request, pk)
+    def post(self, request: Request, id: int) -> Response:
+        return self.perform(request, id)
 
     @idempotent
-    def perform(self, request: Request, pk: int) -> Response:
+    def perform(self, request: Request, id: int) -> Response:
         data = self.input(data=request.data)
         data.is_valid(raise_exception=True)
-        type(self).act(actor=request.user, **{self.record_id: pk}, **data.validated_data)
-        return Response(type(self).answer(pk), status=201)
+        type(self).act(actor=request.user, **{self.record_id: id}, **data.validated_data)
+        return Response(type(self).answer(id), status=201)
 
 
 def record_act(
@@ -57,8 +57,8 @@ def record_act(
 
     # A function of its own per view: decorating the inherited ``RecordAct.post`` would annotate
     # that one shared function, and every act's schema would be the last one declared.
-    def post(self: RecordAct, request: Request, pk: int) -> Response:
-        return self.perform(request, pk)
+    def post(self: RecordAct, request: Request, id: int) -> Response:
+        return self.perform(request, id)
 
     view.post = extend_schema(request=input_, responses=response)(post)  # type: ignore[method-assign]
     return view

@@ -5,3 +5,7 @@ class ApiConfig(AppConfig):
     name = "casino.api"
     label = "api"
     verbose_name = "API"
+
+    def ready(self) -> None:
+        # The path converters (ref, table, day, code) every package's routes use.
+        from casino.api import converters  # noqa: F401

@@ -10,6 +10,7 @@ import datetime as dt
 from typing import Any
 
 from django.utils.crypto import constant_time_compare
+from django.utils.translation import gettext as _
 from drf_spectacular.authentication import SessionScheme
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
@@ -33,24 +34,33 @@ class ApiTokenAuthentication(TokenAuthentication):
     def authenticate_credentials(self, key: str) -> tuple[Any, ApiToken]:
         token = ApiToken.objects.select_related("user").filter(key_hash=key_hash(key)).first()
         if token is None:
-            raise TokenRefused("unknown token: log in again", code="token_invalid")
+            raise TokenRefused(_("jeton inconnu : reconnectez-vous"), code="token_invalid")
         now = clock.now()
         if token.revoked_at is not None:
             raise TokenRefused(
-                f"token {token.prefix}… was revoked ({token.revoked_reason}): log in again",
+                _("le jeton %(prefix)s… a été révoqué (%(reason)s) : reconnectez-vous")
+                % {"prefix": token.prefix, "reason": token.revoked_reason},
                 code="token_revoked",
             )
         if token.expires_at <= now:
             raise TokenRefused(
-                f"token {token.prefix}… expired at {token.expires_at.isoformat()}: log in again",
+                _("le jeton %(prefix)s… a expiré à %(at)s : reconnectez-vous")
+                % {"prefix": token.prefix, "at": token.expires_at.isoformat()},
                 code="token_expired",
             )
         user = token.user
         if not user.is_active:
-            raise TokenRefused(f"{user.username}'s account is inactive", code="account_inactive")
+            raise TokenRefused(
+                _("le compte de %(username)s est inactif") % {"username": user.username},
+                code="account_inactive",
+            )
         if not constant_time_compare(token.auth_hash, user.get_session_auth_hash()):
             raise TokenRefused(
-                f"token {token.prefix}… predates a change of password: log in again",
+                _(
+                    "le jeton %(prefix)s… est antérieur à un changement de mot de passe : "
+                    "reconnectez-vous"
+                )
+                % {"prefix": token.prefix},
                 code="token_revoked",
             )
         if token.last_used_at is None or now - token.last_used_at > LAST_USED_EVERY:

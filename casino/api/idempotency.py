@@ -15,6 +15,8 @@ from typing import Any
 
 from django.core.files import File
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -30,6 +32,7 @@ class IdempotencyKeyRequired(DomainError):
     """Every write from a terminal carries a key, so a retry can never record an act twice."""
 
     code = "idempotency_key_required"
+    http_status = 400
 
 
 class IdempotencyKeyReused(Conflict):
@@ -59,7 +62,9 @@ def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
         key = request.headers.get(HEADER, "").strip()
         if not key or len(key) > 200:
             raise IdempotencyKeyRequired(
-                f"a write needs an {HEADER} header (1 to 200 characters)", where=HEADER
+                _("une écriture porte un en-tête %(header)s (1 à 200 caractères)")
+                % {"header": HEADER},
+                where=HEADER,
             )
         fingerprint = _fingerprint(request)
         with transaction.atomic():
@@ -86,17 +91,26 @@ def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
                         # A plain refusal records nothing; a retry is judged afresh.
                         transaction.set_rollback(True)
                         return response
+                # Kept as the client read it (dates as text), so a retry gets the same bytes.
+                body = (
+                    json.loads(JSONRenderer().render(response.data))
+                    if response.data is not None
+                    else {}
+                )
                 IdempotentRequest.objects.filter(pk=record.pk).update(
-                    status=response.status_code, body=response.data
+                    status=response.status_code, body=body
                 )
                 return response
         first = IdempotentRequest.objects.get(user=request.user, key=key)
         if first.fingerprint != fingerprint:
             raise IdempotencyKeyReused(
-                f"{HEADER} {key!r} was already used for a different request", where=HEADER
+                _("%(header)s %(key)r a déjà servi pour une autre requête")
+                % {"header": HEADER, "key": key},
+                where=HEADER,
             )
         replay = Response(first.body, status=first.status)
         replay["Idempotent-Replay"] = "true"
         return replay
 
+    wrapper.is_idempotent = True  # type: ignore[attr-defined]  (the schema says it needs a key)
     return wrapper

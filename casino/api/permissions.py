@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework.permissions import BasePermission
 
 from casino.people.roles import Role
@@ -13,7 +14,7 @@ from casino.people.services import roles_of
 class HoldsRole(BasePermission):
     """Grants access to users holding any of the view's ``read_roles``."""
 
-    message = "your roles do not give access to this resource"
+    message = _("vos rôles ne donnent pas accès à cette ressource")
 
     def has_permission(self, request: Any, view: Any) -> bool:
         allowed: tuple[Role, ...] = getattr(view, "read_roles", ())
@@ -22,3 +23,10 @@ class HoldsRole(BasePermission):
 
 # Those who oversee everything read everything.
 OVERSIGHT = (Role.INSPECTEUR, Role.AUDITEUR, Role.DIRECTEUR, Role.COMITE, Role.COMMISSAIRE)
+# The pit boss reads the whole floor (he decides disputes about any table); the cage reads the
+# séances, their cash and the card room; the dealers read the séances they worked.
+PIT = (*OVERSIGHT, Role.CHEF_DE_PARTIE)
+CAGE_AND_PIT = (*PIT, Role.CAISSIER)
+DEALERS = (Role.TAILLEUR, Role.CROUPIER)
+FLOOR_READERS = (*CAGE_AND_PIT, *DEALERS)
+EVERYONE = tuple(Role)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import IO, Any
 
+from django.utils.translation import gettext as _
 from rest_framework.parsers import MultiPartParser
 
 from casino.errors import DomainError
@@ -37,8 +38,11 @@ def limited_multipart(max_file_bytes: int) -> type[MultiPartParser]:
                 length = 0
             if length > max_file_bytes + ENVELOPE_BYTES:
                 raise UploadTooLarge(
-                    f"a request of {length} bytes is larger than a file of at most "
-                    f"{max_file_bytes} bytes can make",
+                    _(
+                        "une requête de %(length)s octets dépasse ce que fait un fichier "
+                        "d'au plus %(max)s octets"
+                    )
+                    % {"length": length, "max": max_file_bytes},
                     where="file",
                 )
             return super().parse(stream, media_type, parser_context)

@@ -302,7 +302,7 @@ class DecideForm(forms.Form):
     findings = forms.JSONField(
         label="faits constatés / findings",
         required=False,
-        help_text='stakes as found, by reference: {"a": {"chance": "noir"}}',
+        help_text='stakes as found, each by its reference: [{"stake": 12, "chance": "noir"}]',
     )
     corrections = forms.JSONField(
         label="corrections (si autres que la règle / if not the rule's)",
@@ -322,7 +322,7 @@ class DecideForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        data["findings"] = data.get("findings") or {}
+        data["findings"] = data.get("findings") or []
         if data.get("corrections") in (None, ""):
             data["corrections"] = None
         return data

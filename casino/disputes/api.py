@@ -5,16 +5,20 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from django.db.models import Q
+from django.urls import path
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema, extend_schema_field
-from rest_framework import generics, serializers
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
-from casino.api.permissions import OVERSIGHT, HoldsRole
-from casino.api.serializers import StrictSerializer
+from casino.api.permissions import FLOOR_READERS, PIT
+from casino.api.resources import Collection, Filters, Item
+from casino.api.serializers import StrictSerializer, amount, reference
 from casino.api.uploads import limited_multipart
 from casino.disputes import services
 from casino.disputes.models import (
@@ -26,9 +30,9 @@ from casino.disputes.models import (
     DisputeStep,
     Evidence,
 )
-from casino.floor.api import FLOOR_READERS
-
-DISPUTE_READERS = tuple(dict.fromkeys((*FLOOR_READERS, *OVERSIGHT)))
+from casino.disputes.recompute import Recomputation
+from casino.floor.api import SettlementSerializer
+from casino.floor.services import MAX_AMOUNT
 
 
 class StepSerializer(serializers.ModelSerializer[DisputeStep]):
@@ -55,13 +59,51 @@ class ApprovalSerializer(serializers.ModelSerializer[DecisionApproval]):
         fields = ["approved", "by", "at", "note"]
 
 
+class CorrectionSerializer(serializers.Serializer[Any]):
+    credit = serializers.CharField(help_text="the account the money leaves")
+    debit = serializers.CharField(help_text="the account it enters")
+    amount = serializers.IntegerField()
+
+
+def _corrections(rows: list[Any]) -> list[dict[str, Any]]:
+    return [{"credit": a, "debit": b, "amount": n} for a, b, n in rows]
+
+
+class RecomputationSerializer(serializers.Serializer[Any]):
+    recorded = SettlementSerializer(many=True, help_text="the settlement as recorded")
+    computed = SettlementSerializer(many=True, help_text="the engine's, with the stakes as found")
+    corrections = CorrectionSerializer(many=True)
+    touches_prison = serializers.BooleanField()
+
+
+def recomputation_json(shown: Recomputation | dict[str, Any]) -> dict[str, Any]:
+    """A recomputation (or one stored with a decision) with its corrections as objects."""
+    as_json = shown.as_json() if isinstance(shown, Recomputation) else dict(shown)
+    if not as_json:
+        return {}
+    return {**as_json, "corrections": _corrections(as_json["corrections"])}
+
+
+class FindingSerializer(serializers.Serializer[Any]):
+    stake = serializers.IntegerField()
+    chance = serializers.CharField(required=False)
+    amount = serializers.IntegerField(required=False)
+    insured = serializers.BooleanField(required=False)
+    on_refait = serializers.CharField(required=False)
+
+
 class DecisionSerializer(serializers.ModelSerializer[Decision]):
     decided_by = serializers.CharField(source="decided_by.username")
+    articles = serializers.ListField(child=serializers.CharField())
+    findings = FindingSerializer(many=True)
+    computed = serializers.SerializerMethodField()
+    corrections = serializers.SerializerMethodField()
     approval = ApprovalSerializer(read_only=True, allow_null=True)
 
     class Meta:
         model = Decision
         fields = [
+            "id",
             "instance",
             "decided_by",
             "decided_at",
@@ -76,12 +118,19 @@ class DecisionSerializer(serializers.ModelSerializer[Decision]):
             "approval",
         ]
 
+    @extend_schema_field(RecomputationSerializer(allow_null=True))
+    def get_computed(self, decision: Decision) -> dict[str, Any] | None:
+        return recomputation_json(decision.computed) or None
+
+    @extend_schema_field(CorrectionSerializer(many=True))
+    def get_corrections(self, decision: Decision) -> list[dict[str, Any]]:
+        return _corrections(decision.corrections)
+
 
 class DisputeSerializer(serializers.ModelSerializer[Dispute]):
     raised_by = serializers.CharField(source="raised_by.username")
-    subject = serializers.CharField(source="subject_name")
-    subject_id = serializers.SerializerMethodField()
-    reglement = serializers.StringRelatedField()
+    subject = serializers.CharField(source="subject_name", help_text="the kind of record contested")
+    subject_id = serializers.SerializerMethodField(help_text="the contested record's reference")
     steps = StepSerializer(many=True, read_only=True)
     evidence = EvidenceSerializer(many=True, read_only=True)
     decisions = DecisionSerializer(many=True, read_only=True)
@@ -107,49 +156,59 @@ class DisputeSerializer(serializers.ModelSerializer[Dispute]):
         ]
 
     def get_subject_id(self, dispute: Dispute) -> int:
-        return int(dispute.subject().pk)
+        return int(getattr(dispute, f"{dispute.subject_name()}_id"))
 
-    @extend_schema_field(serializers.DictField(allow_null=True))
+    @extend_schema_field(RecomputationSerializer(allow_null=True))
     def get_recomputation(self, dispute: Dispute) -> dict[str, Any] | None:
         """The engine's settlement of the contested coup beside the recorded one (as recorded)."""
         shown = services.recomputation(dispute)
-        return shown.as_json() if shown else None
+        return recomputation_json(shown) if shown else None
 
 
-class DisputeList(generics.ListAPIView[Dispute]):
-    """The dispute queue: ``?state=open|under_review|…``, oldest first."""
+class DisputeFilters(Filters):
+    state = serializers.ChoiceField(choices=DisputeState.choices, required=False)
+    subject = serializers.ChoiceField(choices=SUBJECTS, required=False)
+    raised_by = serializers.CharField(max_length=150, required=False, help_text="username")
+    lookups = {"raised_by": "raised_by__username"}
 
-    serializer_class = DisputeSerializer
-    permission_classes = [HoldsRole]
-    read_roles = DISPUTE_READERS
-
-    def get_queryset(self) -> Any:
-        found = Dispute.objects.select_related("raised_by", "reglement").order_by("raised_at")
-        state = self.request.query_params.get("state")
-        if state:
-            if state not in DisputeState.values:
-                raise serializers.ValidationError({"state": f"one of {DisputeState.values}"})
-            found = found.filter(state=state)
-        return found
-
-
-class DisputeDetail(generics.RetrieveAPIView[Dispute]):
-    serializer_class = DisputeSerializer
-    permission_classes = [HoldsRole]
-    read_roles = DISPUTE_READERS
-    queryset = Dispute.objects.all()
+    def apply(self, queryset: Any) -> Any:
+        subject = self.validated_data.pop("subject", None)
+        queryset = super().apply(queryset)
+        if subject is not None:
+            queryset = queryset.filter(**{f"{subject}__isnull": False})
+        return queryset
 
 
 class RaiseInput(StrictSerializer):
     subject = serializers.ChoiceField(choices=SUBJECTS)
-    subject_id = serializers.IntegerField(min_value=1)
-    claim = serializers.CharField()
+    subject_id = reference(help_text="the contested record's reference")
+    claim = serializers.CharField(max_length=2000)
     on_behalf_of = serializers.CharField(required=False, allow_blank=True, max_length=120)
-    statement = serializers.CharField(required=False, allow_blank=True)
+    statement = serializers.CharField(required=False, allow_blank=True, max_length=10000)
 
 
-class DisputeRaise(APIView):
-    """Raise a dispute about a recorded coup, stake, movement (a payment), pack or card."""
+DISPUTES = Dispute.objects.select_related("raised_by").prefetch_related(
+    "steps__actor", "evidence__added_by", "decisions__decided_by", "decisions__approval__by"
+)
+
+
+class Raisers:
+    """The pit and oversight read every dispute; anyone else the disputes they raised."""
+
+    sees_all = PIT
+
+    def scope(self, user: Any) -> Q:
+        return Q(raised_by=user)
+
+
+class DisputeList(Raisers, Collection):
+    """The dispute queue, oldest first. ``POST``: raise a dispute about a recorded coup, stake,
+    movement (a payment), pack or card."""
+
+    serializer_class = DisputeSerializer
+    read_roles = FLOOR_READERS
+    queryset = DISPUTES
+    filters = DisputeFilters
 
     @extend_schema(request=RaiseInput, responses=DisputeSerializer)
     @idempotent
@@ -157,33 +216,67 @@ class DisputeRaise(APIView):
         data = RaiseInput(data=request.data)
         data.is_valid(raise_exception=True)
         dispute = services.dispute_raise(actor=request.user, **data.validated_data)
-        return Response(DisputeSerializer(dispute).data, status=201)
+        return Response(_dispute(dispute.pk), status=201)
+
+
+class DisputeDetail(Raisers, Item):
+    serializer_class = DisputeSerializer
+    read_roles = FLOOR_READERS
+    queryset = DISPUTES
+    noun = gettext_lazy("la contestation")
 
 
 class NoteInput(StrictSerializer):
-    note = serializers.CharField()
+    note = serializers.CharField(max_length=2000)
+
+
+class FindingInput(StrictSerializer):
+    stake = reference(help_text="the stake as found")
+    chance = serializers.ChoiceField(
+        choices=["rouge", "noir", "couleur", "inverse"], required=False
+    )
+    amount = amount(MAX_AMOUNT, required=False)
+    insured = serializers.BooleanField(required=False)
+    on_refait = serializers.CharField(required=False, allow_blank=True, max_length=20)
+
+
+class CorrectionInput(StrictSerializer):
+    credit = serializers.CharField(max_length=60, help_text="the account the money leaves")
+    debit = serializers.CharField(max_length=60, help_text="the account it enters")
+    amount = amount(MAX_AMOUNT)
 
 
 class DecideInput(StrictSerializer):
     articles = serializers.ListField(
-        child=serializers.CharField(), help_text="article numbers of the dispute's règlement"
+        child=serializers.CharField(max_length=10),
+        max_length=50,
+        help_text="article numbers of the dispute's règlement",
     )
-    reasoning = serializers.CharField()
-    findings = serializers.DictField(
+    reasoning = serializers.CharField(max_length=10000)
+    findings = FindingInput(
+        many=True, required=False, help_text="the stakes as found: what the record got wrong"
+    )
+    corrections = CorrectionInput(
+        many=True,
         required=False,
-        help_text='stakes as found, by reference: {"a": {"chance": "noir"}} '
-        "(chance, amount, insured, on_refait)",
+        help_text="instead of the engine's corrections, with an override_reason",
     )
-    corrections = serializers.ListField(
-        child=serializers.ListField(),
-        required=False,
-        help_text="[[from account, to account, amount]]: instead of the engine's, with a reason",
-    )
-    override_reason = serializers.CharField(required=False, allow_blank=True)
+    override_reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+
+def _decide(*, actor: Any, dispute_id: int, **given: Any) -> Any:
+    """The decision as the service takes it: corrections as [from, to, amount]."""
+    if "corrections" in given:
+        given["corrections"] = [
+            [c["credit"], c["debit"], c["amount"]] for c in given["corrections"]
+        ]
+    if "findings" in given:
+        given["findings"] = [dict(f) for f in given["findings"]]
+    return services.dispute_decide(actor=actor, dispute_id=dispute_id, **given)
 
 
 def _dispute(pk: int) -> Any:
-    return DisputeSerializer(Dispute.objects.get(pk=pk)).data
+    return DisputeSerializer(DISPUTES.get(pk=pk)).data
 
 
 _act = functools.partial(
@@ -196,7 +289,7 @@ DisputeReview = _act(
 )
 DisputeDecide = _act(
     "DisputeDecide",
-    services.dispute_decide,
+    _decide,
     DecideInput,
     "Rule: the chef de partie first, the commissioner on appeal. Corrections are movements, "
     "posted at once or, beyond the engine's computation or the règlement's threshold, once a "
@@ -234,15 +327,28 @@ class EvidenceAdd(APIView):
 
     @extend_schema(request={"multipart/form-data": EvidenceInput}, responses=EvidenceSerializer)
     @idempotent
-    def post(self, request: Request, pk: int) -> Response:
+    def post(self, request: Request, id: int) -> Response:
         data = EvidenceInput(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         evidence = services.evidence_add(
             actor=request.user,
-            dispute_id=pk,
+            dispute_id=id,
             name=upload.name,
             content=upload,  # streamed: hashed and stored a chunk at a time
             content_type=upload.content_type or "",
         )
         return Response(EvidenceSerializer(evidence).data, status=201)
+
+
+routes = [
+    path("disputes", DisputeList.as_view(), name="disputes"),
+    path("disputes/<ref:id>", DisputeDetail.as_view(), name="dispute"),
+    path("disputes/<ref:id>/evidence", EvidenceAdd.as_view(), name="dispute-evidence"),
+    path("disputes/<ref:id>/review", DisputeReview.as_view(), name="dispute-review"),
+    path("disputes/<ref:id>/decide", DisputeDecide.as_view(), name="dispute-decide"),
+    path("disputes/<ref:id>/approve", DecisionApprove.as_view(), name="dispute-approve"),
+    path("disputes/<ref:id>/refuse", DecisionRefuse.as_view(), name="dispute-refuse"),
+    path("disputes/<ref:id>/appeal", DisputeAppeal.as_view(), name="dispute-appeal"),
+    path("disputes/<ref:id>/withdraw", DisputeWithdraw.as_view(), name="dispute-withdraw"),
+]

@@ -220,7 +220,9 @@ class Decision(models.Model):
     articles = models.JSONField(help_text="numbers of the articles applied")
     reasoning = models.TextField()
     findings = models.JSONField(
-        default=dict, blank=True, help_text="facts found: corrected stakes, by reference"
+        default=list,
+        blank=True,
+        help_text='facts found: [{"stake": id, "chance": …}], each stake by its reference',
     )
     computed = models.JSONField(help_text="the engine's settlement beside the recorded one")
     corrections = models.JSONField(

@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from casino.errors import Conflict, DomainError
 from casino.floor.coups import (
     deal_of,
@@ -27,6 +29,7 @@ from casino.games.errors import GameError
 from casino.games.replay import settlement_json
 from casino.games.trente_et_quarante import Outcome, check_stake
 from casino.games.trente_et_quarante import Settlement as EngineSettlement
+from casino.i18n import game_message
 
 AMENDABLE = {"chance", "amount", "insured", "on_refait"}
 
@@ -53,9 +56,41 @@ class Recomputation:
         }
 
 
-def _row(s: EngineSettlement, refs: dict[int, str]) -> dict[str, Any]:
-    """As the replay writes it, the stake named by its reference at the table."""
-    return {**settlement_json(s), "stake": refs[int(s.stake)]}
+def _row(s: EngineSettlement, coup: Coup) -> dict[str, Any]:
+    """As the API writes a settlement: the stake and the coup each by its reference."""
+    return {**settlement_json(s), "stake": int(s.stake), "coup": coup.pk}
+
+
+def _findings(
+    coup: Coup, findings: list[dict[str, Any]], stakes: set[int]
+) -> dict[int, tuple[int, dict[str, Any]]]:
+    """The findings by stake: (its index in ``findings``, the fields it corrects)."""
+    if not isinstance(findings, list):
+        raise InvalidFinding(_("les constats sont une liste de {stake, …}"), where="findings")
+    amended: dict[int, tuple[int, dict[str, Any]]] = {}
+    for index, finding in enumerate(findings):
+        where = f"findings[{index}]"
+        if not isinstance(finding, dict):
+            raise InvalidFinding(_("un constat est un objet {stake, …}"), where=where)
+        changes = {k: v for k, v in finding.items() if k != "stake"}
+        stake = finding.get("stake")
+        if stake not in stakes or isinstance(stake, bool):
+            raise InvalidFinding(
+                _("le coup %(number)s n'a pas de mise %(ref)r")
+                % {"number": coup.number, "ref": stake},
+                where=f"{where}.stake",
+            )
+        if stake in amended:
+            raise InvalidFinding(
+                _("la mise %(stake)s est constatée deux fois") % {"stake": stake},
+                where=f"{where}.stake",
+            )
+        if not changes or set(changes) - AMENDABLE:
+            raise InvalidFinding(
+                _("un constat corrige %(fields)s") % {"fields": sorted(AMENDABLE)}, where=where
+            )
+        amended[stake] = (index, changes)
+    return amended
 
 
 def transfers(net: Counter[str]) -> list[tuple[str, str, int]]:
@@ -73,36 +108,40 @@ def transfers(net: Counter[str]) -> list[tuple[str, str, int]]:
     return moves
 
 
-def recompute(coup: Coup, findings: dict[str, dict[str, Any]] | None = None) -> Recomputation:
-    """Replay ``coup`` with its stakes as found (``{ref: {chance, amount, insured, on_refait}}``)."""
-    findings = findings or {}
+def recompute(coup: Coup, findings: list[dict[str, Any]] | None = None) -> Recomputation:
+    """Replay ``coup`` with its stakes as found: ``[{"stake": id, "chance"|"amount"|"insured"|
+    "on_refait": …}]``, each stake named by its reference."""
     result = CoupResult.objects.filter(coup=coup).first()
     if result is None:
-        raise Conflict(f"coup {coup.number} is not settled yet", where="coup")
+        raise Conflict(
+            _("le coup %(number)s n'est pas encore réglé") % {"number": coup.number}, where="coup"
+        )
     rules = rules_of(coup)
     stakes = list(coup.stakes.filter(withdrawal__isnull=True).select_related("holder"))
-    by_ref = {s.ref: s for s in stakes}
+    amended = _findings(coup, findings or [], {s.pk for s in stakes})
     net: Counter[str] = Counter()
     engine_stakes = []
-    for ref, amended in findings.items():
-        if ref not in by_ref:
-            raise InvalidFinding(
-                f"coup {coup.number} has no stake {ref!r}", where=f"findings.{ref}"
-            )
-        if not isinstance(amended, dict) or not amended or set(amended) - AMENDABLE:
-            raise InvalidFinding(f"a finding corrects {sorted(AMENDABLE)}", where=f"findings.{ref}")
     for stake in stakes:
         try:
-            found = engine_stake(stake, **findings.get(stake.ref, {}))
+            index, changes = amended.get(stake.pk, (None, {}))
+            found = engine_stake(stake, **changes)
             check_stake(found, rules)
         except (GameError, ValueError, DomainError) as exc:
-            message = getattr(exc, "message", str(exc))
-            raise InvalidFinding(message, where=f"findings.{stake.ref}") from None
+            if isinstance(exc, GameError):
+                message = game_message(exc)
+            elif isinstance(exc, DomainError):
+                message = exc.message
+            else:  # an unknown chance (Chance(...)): the finding names it
+                message = _("%(chance)r n'est pas rouge, noir, couleur ou inverse") % {
+                    "chance": changes.get("chance")
+                }
+            where = "findings" if index is None else f"findings[{index}]"
+            raise InvalidFinding(message, where=where) from None
         engine_stakes.append(found)
         if found.amount != stake.amount:  # the placement itself was recorded wrong
             net[stake.holder.code] -= found.amount - stake.amount
             net[f"T{coup.shift.table.number}:{Account.Kind.LAYOUT}"] += found.amount - stake.amount
-    computed, _ = engine_settle(
+    computed, _prison = engine_settle(
         deal_of(coup, rules).outcome(),
         rules,
         void=result.void,
@@ -134,11 +173,10 @@ def recompute(coup: Coup, findings: dict[str, dict[str, Any]] | None = None) -> 
             for entry in (*collect, *pay):
                 net[entry.debit.code] += sign * entry.amount
                 net[entry.credit.code] -= sign * entry.amount
-    refs = {pk: s.ref for pk, s in by_pk.items()}
     prison = accounts[Account.Kind.PRISON].code
     return Recomputation(
-        recorded=[_row(s, refs) for s in recorded],
-        computed=[_row(s, refs) for s in computed],
+        recorded=[_row(s, coup) for s in recorded],
+        computed=[_row(s, coup) for s in computed],
         corrections=transfers(net),
         touches_prison=bool(net[prison]),
     )

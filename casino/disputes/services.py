@@ -21,6 +21,7 @@ from django.core.files import File
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
 from casino import clock
@@ -90,9 +91,10 @@ class NotTheRaiser(DomainError):
 
 
 def _text(value: str, where: str, what: str) -> str:
+    """``value``, which may not be blank; ``what``: what it is, in words (translated)."""
     value = (value or "").strip()
     if not value:
-        raise InvalidDispute(f"{what} is required", where=where)
+        raise InvalidDispute(_("il faut %(what)s") % {"what": what}, where=where)
     return value
 
 
@@ -100,11 +102,16 @@ def _subject(kind: str, pk: int) -> tuple[dict[str, Any], PostedReglement]:
     """The contested record and the règlement version in force when it was played."""
     models = {"coup": Coup, "stake": Stake, "movement": Movement, "pack": Pack, "card": CardLaid}
     if kind not in models:
-        raise InvalidDispute(f"a dispute is about a {', '.join(SUBJECTS)}", where="subject")
+        raise InvalidDispute(
+            _("une contestation porte sur : %(subjects)s") % {"subjects": ", ".join(SUBJECTS)},
+            where="subject",
+        )
     try:
         record = models[kind].objects.get(pk=pk)
     except models[kind].DoesNotExist:
-        raise NotFound(f"{kind} {pk} does not exist", where="subject_id") from None
+        raise NotFound(
+            _("%(kind)s %(id)s n'existe pas") % {"kind": kind, "id": pk}, where="subject_id"
+        ) from None
     coup = contested_coup_of(kind, record)
     if coup is not None:
         reglement = coup.reglement
@@ -112,7 +119,11 @@ def _subject(kind: str, pk: int) -> tuple[dict[str, Any], PostedReglement]:
         reglement = record.shift.reglement  # the version its séance opened under
     else:
         raise InvalidDispute(
-            f"{kind} {pk} was not played under a règlement: contest the coup it belongs to",
+            _(
+                "%(kind)s %(id)s n'a pas été joué sous un règlement : contestez le coup auquel "
+                "il appartient"
+            )
+            % {"kind": kind, "id": pk},
             where="subject_id",
         )
     return {kind: record}, reglement
@@ -154,11 +165,15 @@ def _keep_apart(dispute: Dispute, actor: Any, act: str) -> None:
     approve it."""
     if actor.pk == dispute.raised_by_id:
         raise SegregationViolation(
-            f"{actor.username} raised dispute {dispute.pk} and may not {act}", where="actor"
+            _("%(user)s a soulevé la contestation %(dispute)s et ne peut pas %(act)s")
+            % {"user": actor.username, "dispute": dispute.pk, "act": act},
+            where="actor",
         )
     if actor.pk in recorders(dispute):
         raise SegregationViolation(
-            f"{actor.username} recorded the contested act and may not {act}", where="actor"
+            _("%(user)s a enregistré l'acte contesté et ne peut pas %(act)s")
+            % {"user": actor.username, "act": act},
+            where="actor",
         )
 
 
@@ -194,12 +209,15 @@ def correctable_accounts(dispute: Dispute) -> set[str]:
 
 def _within_record(dispute: Dispute, ordered: list[tuple[str, str, int]]) -> None:
     allowed = correctable_accounts(dispute)
-    for i, (source, target, _) in enumerate(ordered):
+    for i, (source, target, _amount) in enumerate(ordered):
         outside = [code for code in (source, target) if code not in allowed]
         if outside:
             raise CorrectionAccountRefused(
-                f"{', '.join(outside)} is not an account of the contested record "
-                f"(only {', '.join(sorted(allowed))})",
+                _(
+                    "%(accounts)s n'est pas un compte de l'enregistrement contesté "
+                    "(seulement %(allowed)s)"
+                )
+                % {"accounts": ", ".join(outside), "allowed": ", ".join(sorted(allowed))},
                 where=f"corrections[{i}]",
             )
 
@@ -208,7 +226,10 @@ def _lock(dispute_id: int) -> Dispute:
     try:
         return Dispute.objects.select_for_update(of=("self",)).get(pk=dispute_id)
     except Dispute.DoesNotExist:
-        raise NotFound(f"dispute {dispute_id} does not exist", where="dispute") from None
+        raise NotFound(
+            _("la contestation %(dispute)s n'existe pas") % {"dispute": dispute_id},
+            where="dispute",
+        ) from None
 
 
 def _step(
@@ -240,7 +261,9 @@ def _step(
 def _expect(dispute: Dispute, *states: DisputeState, act: str) -> None:
     if dispute.state not in states:
         raise Conflict(
-            f"{act}: dispute {dispute.pk} is {dispute.get_state_display()!r}", where="state"
+            _("%(act)s : la contestation %(dispute)s est %(state)r")
+            % {"act": act, "dispute": dispute.pk, "state": dispute.get_state_display()},
+            where="state",
         )
 
 
@@ -255,7 +278,7 @@ def dispute_raise(
     statement: str = "",
 ) -> Dispute:
     """Contest a recorded coup, stake, payment (movement), pack or card."""
-    require_role(actor, *RAISERS, act="raising a dispute")
+    require_role(actor, *RAISERS, act=_("soulever une contestation"))
     record, reglement = _subject(subject, subject_id)
     dispute = Dispute.objects.create(
         raised_at=clock.now(),
@@ -290,26 +313,33 @@ def evidence_add(
 
     ``content`` is the bytes or an uploaded file, which is read a chunk at a time, never whole.
     """
-    require_role(actor, *RAISERS, Role.COMMISSAIRE, act="adding evidence to a dispute")
+    require_role(actor, *RAISERS, Role.COMMISSAIRE, act=_("ajouter une pièce à une contestation"))
     dispute = _lock(dispute_id)
     if dispute.state in FINAL:
-        raise Conflict(f"dispute {dispute.pk} is closed", where="state")
+        raise Conflict(
+            _("la contestation %(dispute)s est close") % {"dispute": dispute.pk}, where="state"
+        )
     upload = content if isinstance(content, File) else ContentFile(content)
     if not upload.size:
-        raise InvalidDispute("the file is empty", where="file")
+        raise InvalidDispute(_("le fichier est vide"), where="file")
     if upload.size > MAX_EVIDENCE_BYTES:
         raise InvalidDispute(
-            f"a file is at most {MAX_EVIDENCE_BYTES} bytes, not {upload.size}", where="file"
+            _("un fichier fait au plus %(maximum)s octets, pas %(size)s")
+            % {"maximum": MAX_EVIDENCE_BYTES, "size": upload.size},
+            where="file",
         )
-    name = _text(name, "name", "the file's name")
+    name = _text(name, "name", _("le nom du fichier"))
     if any(unicodedata.category(c) == "Cc" for c in name):
         raise InvalidDispute(
-            f"the file's name {name[:60]!r} holds control characters", where="name"
+            _("le nom du fichier %(name)r contient des caractères de contrôle")
+            % {"name": name[:60]},
+            where="name",
         )
     content_type = content_type.strip() or "application/octet-stream"
     if not _MEDIA_TYPE.fullmatch(content_type):
         raise InvalidDispute(
-            f"{content_type[:60]!r} is not a media type (type/subtype, at most 100 characters)",
+            _("%(type)r n'est pas un type de média (type/sous-type, au plus 100 caractères)")
+            % {"type": content_type[:60]},
             where="file",
         )
     digest = sha256_of(upload)
@@ -336,11 +366,11 @@ def evidence_add(
 @transaction.atomic
 def dispute_review(*, actor: Any, dispute_id: int, note: str) -> Dispute:
     """The chef de partie takes the dispute up."""
-    require_role(actor, Role.CHEF_DE_PARTIE, act="reviewing a dispute")
+    require_role(actor, Role.CHEF_DE_PARTIE, act=_("examiner une contestation"))
     dispute = _lock(dispute_id)
-    _expect(dispute, DisputeState.OPEN, act="reviewing")
-    _keep_apart(dispute, actor, "review it")
-    _step(dispute, actor, DisputeState.UNDER_REVIEW, _text(note, "note", "a note"))
+    _expect(dispute, DisputeState.OPEN, act=_("examiner"))
+    _keep_apart(dispute, actor, _("l'examiner"))
+    _step(dispute, actor, DisputeState.UNDER_REVIEW, _text(note, "note", _("une note")))
     return dispute
 
 
@@ -353,7 +383,9 @@ def _applied(dispute: Dispute) -> Counter[str]:
     return net
 
 
-def recomputation(dispute: Dispute, findings: dict[str, Any] | None = None) -> Recomputation | None:
+def recomputation(
+    dispute: Dispute, findings: list[dict[str, Any]] | None = None
+) -> Recomputation | None:
     """The engine's answer for the contested coup (None when the subject is not in a coup)."""
     coup = contested_coup_of(dispute.subject_name(), dispute.subject())
     if coup is None or not hasattr(coup, "outcome"):
@@ -363,19 +395,25 @@ def recomputation(dispute: Dispute, findings: dict[str, Any] | None = None) -> R
 
 def _corrections(raw: Any) -> list[tuple[str, str, int]]:
     if not isinstance(raw, list):
-        raise InvalidDispute("corrections are [[from, to, amount], ...]", where="corrections")
+        raise InvalidDispute(
+            _("les corrections sont [[from, to, amount], ...]"), where="corrections"
+        )
     clean = []
     for i, item in enumerate(raw):
         where = f"corrections[{i}]"
         if not (isinstance(item, (list, tuple)) and len(item) == 3):
-            raise InvalidDispute("a correction is [from account, to account, amount]", where=where)
+            raise InvalidDispute(
+                _("une correction est [compte de départ, compte d'arrivée, montant]"), where=where
+            )
         source, target, amount = item
         if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-            raise InvalidDispute(f"{amount!r} is not a positive amount", where=where)
+            raise InvalidDispute(
+                _("%(amount)r n'est pas un montant positif") % {"amount": amount}, where=where
+            )
         if not Account.objects.filter(code=source).exists():
-            raise NotFound(f"no account {source!r}", where=where)
+            raise NotFound(_("aucun compte %(account)r") % {"account": source}, where=where)
         if not Account.objects.filter(code=target).exists():
-            raise NotFound(f"no account {target!r}", where=where)
+            raise NotFound(_("aucun compte %(account)r") % {"account": target}, where=where)
         clean.append((str(source), str(target), amount))
     return clean
 
@@ -387,7 +425,7 @@ def dispute_decide(
     dispute_id: int,
     articles: list[str],
     reasoning: str,
-    findings: dict[str, Any] | None = None,
+    findings: list[dict[str, Any]] | None = None,
     corrections: list[Any] | None = None,
     override_reason: str = "",
 ) -> Decision:
@@ -400,32 +438,37 @@ def dispute_decide(
     approver: until then nothing moves."""
     dispute = _lock(dispute_id)
     if dispute.state == DisputeState.APPEALED:
-        require_role(actor, Role.COMMISSAIRE, act="deciding a dispute on appeal")
+        require_role(actor, Role.COMMISSAIRE, act=_("décider d'une contestation en appel"))
         instance = Decision.Instance.APPEAL
     else:
-        require_role(actor, Role.CHEF_DE_PARTIE, act="deciding a dispute")
-        _expect(dispute, DisputeState.UNDER_REVIEW, act="deciding")
+        require_role(actor, Role.CHEF_DE_PARTIE, act=_("décider d'une contestation"))
+        _expect(dispute, DisputeState.UNDER_REVIEW, act=_("décider"))
         instance = Decision.Instance.FIRST
-    _keep_apart(dispute, actor, "decide on it")
+    _keep_apart(dispute, actor, _("en décider"))
     numbers = {a["number"] for a in dispute.reglement.articles}
     if not isinstance(articles, list) or not articles:
-        raise InvalidDispute("cite the articles applied", where="articles")
+        raise InvalidDispute(_("citez les articles appliqués"), where="articles")
     unknown = [a for a in articles if a not in numbers]
     if unknown:
         raise InvalidDispute(
-            f"{dispute.reglement} has no article {', '.join(map(str, unknown))}", where="articles"
+            _("%(reglement)s n'a pas d'article %(articles)s")
+            % {"reglement": dispute.reglement, "articles": ", ".join(map(str, unknown))},
+            where="articles",
         )
-    reasoning = _text(reasoning, "reasoning", "the reasoning")
+    reasoning = _text(reasoning, "reasoning", _("le raisonnement"))
     computed = recomputation(dispute, findings)
     if findings and computed is None:
-        raise InvalidDispute("findings apply to a settled coup", where="findings")
+        raise InvalidDispute(_("les constats s'appliquent à un coup réglé"), where="findings")
     engine = computed.corrections if computed else []
     override = False
     if corrections is None:
         if computed is not None and computed.touches_prison:
             raise InvalidDispute(
-                "the rule's settlement moves money in or out of the prison, which the coups "
-                "after this one carried on: order the corrections yourself, with a reason",
+                _(
+                    "le paiement selon la règle fait entrer ou sortir de l'argent de la prison, "
+                    "que les coups suivants ont reporté : ordonnez vous-même les corrections, "
+                    "avec une raison"
+                ),
                 where="corrections",
             )
         ordered = engine
@@ -434,7 +477,7 @@ def dispute_decide(
         override = sorted(ordered) != sorted(engine)
         if override:
             override_reason = _text(
-                override_reason, "override_reason", "a reason to depart from the computation"
+                override_reason, "override_reason", _("une raison de s'écarter du calcul")
             )
     _within_record(dispute, ordered)
     moved = sum(amount for *_, amount in _net(dispute, ordered))
@@ -452,7 +495,7 @@ def dispute_decide(
         decided_at=clock.now(),
         articles=articles,
         reasoning=reasoning,
-        findings=findings or {},
+        findings=findings or [],
         computed=computed.as_json() if computed else {},
         corrections=[list(c) for c in ordered],
         override_reason=override_reason.strip(),
@@ -524,16 +567,21 @@ def _addendum(dispute: Dispute, decision: Decision, actor: Any, movements: list[
 
 def _awaiting(dispute_id: int, actor: Any, act: str) -> tuple[Dispute, Decision]:
     """The dispute and its decision awaiting a second approver, who may give it."""
-    require_role(actor, *APPROVERS, act=f"{act} a dispute's decision")
+    require_role(actor, *APPROVERS, act=_("%(act)s la décision d'une contestation") % {"act": act})
     dispute = _lock(dispute_id)
     _expect(dispute, DisputeState.AWAITING_APPROVAL, DisputeState.AWAITING_APPROVAL_APPEAL, act=act)
-    _keep_apart(dispute, actor, f"be the second approver of its decision ({act})")
+    _keep_apart(
+        dispute, actor, _("être le second approbateur de sa décision (%(act)s)") % {"act": act}
+    )
     decision = dispute.decisions.order_by("-id").first()
     assert decision is not None  # the state says one waits
     if actor.pk in set(dispute.decisions.values_list("decided_by_id", flat=True)):
         raise SegregationViolation(
-            f"{actor.username} decided on dispute {dispute.pk} and may not approve a decision "
-            "on it",
+            _(
+                "%(user)s a décidé de la contestation %(dispute)s et ne peut pas approuver une "
+                "décision à son sujet"
+            )
+            % {"user": actor.username, "dispute": dispute.pk},
             where="actor",
         )
     return dispute, decision
@@ -543,8 +591,8 @@ def _awaiting(dispute_id: int, actor: Any, act: str) -> tuple[Dispute, Decision]
 def decision_approve(*, actor: Any, dispute_id: int, note: str) -> Decision:
     """The second approver (director or commissioner) approves the decision: its corrections are
     posted, and the dispute is decided."""
-    dispute, decision = _awaiting(dispute_id, actor, "approving")
-    note = _text(note, "note", "a note")
+    dispute, decision = _awaiting(dispute_id, actor, _("approuver"))
+    note = _text(note, "note", _("une note"))
     DecisionApproval.objects.create(
         decision=decision, approved=True, by=actor, at=clock.now(), note=note
     )
@@ -566,8 +614,8 @@ def decision_approve(*, actor: Any, dispute_id: int, note: str) -> Decision:
 def decision_refuse(*, actor: Any, dispute_id: int, note: str) -> Decision:
     """The second approver refuses the decision: nothing moves, and the dispute goes back to be
     decided again (under review, or on appeal)."""
-    dispute, decision = _awaiting(dispute_id, actor, "refusing")
-    note = _text(note, "note", "the reason for refusing")
+    dispute, decision = _awaiting(dispute_id, actor, _("refuser"))
+    note = _text(note, "note", _("la raison du refus"))
     DecisionApproval.objects.create(
         decision=decision, approved=False, by=actor, at=clock.now(), note=note
     )
@@ -585,10 +633,10 @@ def decision_refuse(*, actor: Any, dispute_id: int, note: str) -> Decision:
 @transaction.atomic
 def dispute_appeal(*, actor: Any, dispute_id: int, note: str) -> Dispute:
     """The patron (through staff) or the staff appeal the first decision to the commissioner."""
-    require_role(actor, *RAISERS, act="appealing a decision")
+    require_role(actor, *RAISERS, act=_("faire appel d'une décision"))
     dispute = _lock(dispute_id)
-    _expect(dispute, DisputeState.DECIDED, act="appealing")
-    _step(dispute, actor, DisputeState.APPEALED, _text(note, "note", "the grounds of appeal"))
+    _expect(dispute, DisputeState.DECIDED, act=_("faire appel"))
+    _step(dispute, actor, DisputeState.APPEALED, _text(note, "note", _("les motifs de l'appel")))
     return dispute
 
 
@@ -596,18 +644,20 @@ def dispute_appeal(*, actor: Any, dispute_id: int, note: str) -> Dispute:
 def dispute_withdraw(*, actor: Any, dispute_id: int, note: str) -> Dispute:
     """Whoever raised it withdraws a dispute not yet decided, unless they recorded the contested
     act (they would be dropping a claim against their own record)."""
-    require_role(actor, *RAISERS, act="withdrawing a dispute")
+    require_role(actor, *RAISERS, act=_("se désister d'une contestation"))
     dispute = _lock(dispute_id)
     if actor.pk != dispute.raised_by_id:
         raise NotTheRaiser(
-            f"only {dispute.raised_by.username}, who raised dispute {dispute.pk}, may withdraw it",
+            _("seul %(raiser)s, qui a soulevé la contestation %(dispute)s, peut s'en désister")
+            % {"raiser": dispute.raised_by.username, "dispute": dispute.pk},
             where="actor",
         )
     if actor.pk in recorders(dispute):
         raise SegregationViolation(
-            f"{actor.username} recorded the contested act and may not withdraw the dispute",
+            _("%(user)s a enregistré l'acte contesté et ne peut pas se désister de la contestation")
+            % {"user": actor.username},
             where="actor",
         )
-    _expect(dispute, DisputeState.OPEN, DisputeState.UNDER_REVIEW, act="withdrawing")
-    _step(dispute, actor, DisputeState.WITHDRAWN, _text(note, "note", "a note"))
+    _expect(dispute, DisputeState.OPEN, DisputeState.UNDER_REVIEW, act=_("se désister"))
+    _step(dispute, actor, DisputeState.WITHDRAWN, _text(note, "note", _("une note")))
     return dispute

@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
 from audit.models import Severity
 from audit.services import anomaly_raise
 from casino import clock
-from casino.errors import Conflict, DomainError, NotFound
+from casino.errors import Conflict, DomainError, NotFound, ReasonRequired
 from casino.floor.models import (
     Account,
     Coup,
@@ -56,6 +57,7 @@ from casino.games.trente_et_quarante import (
 )
 from casino.games.trente_et_quarante import Settlement as EngineSettlement
 from casino.games.trente_et_quarante import Stake as EngineStake
+from casino.i18n import game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
 from shoes.errors import CardRefused
@@ -67,6 +69,7 @@ class BettingClosed(DomainError):
     """ "Le jeu est fait": no more stakes for this coup."""
 
     code = "betting_closed"
+    http_status = 409
 
 
 class LateStake(DomainError):
@@ -102,13 +105,17 @@ def _lock(coup_id: int) -> Coup:
             .get(pk=coup_id)
         )
     except Coup.DoesNotExist:
-        raise NotFound(f"coup {coup_id} does not exist", where="coup") from None
+        raise NotFound(
+            _("le coup %(coup)s n'existe pas") % {"coup": coup_id}, where="coup"
+        ) from None
 
 
 def _phase(coup: Coup, *phases: CoupPhase, act: str) -> None:
     if coup.phase not in phases:
         raise IllegalCoupPhase(
-            f"{act}: coup {coup.number} is at {coup.get_phase_display()!r}", where="phase"
+            _("%(act)s : le coup %(number)s en est à %(phase)r")
+            % {"act": act, "number": coup.number, "phase": coup.get_phase_display()},
+            where="phase",
         )
 
 
@@ -135,14 +142,17 @@ def table_prison(shift: Shift, *, before: CoupResult | None = None) -> list[Pris
 @transaction.atomic
 def coup_open(*, actor: Any, shift_id: int) -> Coup:
     """ "Messieurs, faites vos jeux": a new coup on the pack in play at this table."""
-    require_role(actor, Role.TAILLEUR, act="opening a coup")
+    require_role(actor, Role.TAILLEUR, act=_("ouvrir un coup"))
     shift = open_shift_locked(shift_id)
-    require_on_duty(shift, actor, TAILLEUR, act="opening a coup")
+    require_on_duty(shift, actor, TAILLEUR, act=_("ouvrir un coup"))
     if Coup.objects.filter(shift__table=shift.table).exclude(phase__in=FINISHED).exists():
-        raise Conflict(f"{shift.table} has a coup in progress", where="shift")
+        raise Conflict(_("%(table)s a un coup en cours") % {"table": shift.table}, where="shift")
     pack = packs_at(shift.table_id, PackState.IN_PLAY).first()
     if pack is None:
-        raise Conflict(f"{shift.table} has no pack in play (shuffled and cut)", where="pack")
+        raise Conflict(
+            _("%(table)s n'a pas de jeu en service (mêlé et coupé)") % {"table": shift.table},
+            where="pack",
+        )
     taille = current_taille(pack)
     coup = Coup.objects.create(
         shift=shift,
@@ -169,7 +179,9 @@ def coup_open(*, actor: Any, shift_id: int) -> Coup:
     return coup
 
 
-def _late(coup: Coup, actor: Any, what: str, details: dict[str, Any]) -> LateStake:
+def _late(coup: Coup, actor: Any, what: str, details: dict[str, Any], refused: str) -> LateStake:
+    """The refusal, recorded (the anomaly and the audit event keep ``what`` and ``message`` as
+    written at the time); ``refused``: its words for the person, ``%(number)s`` the coup."""
     message = (
         f"{what} refused: the first card of coup {coup.number} is on the table "
         "(no stake may be placed, withdrawn or moved after it)"
@@ -188,7 +200,7 @@ def _late(coup: Coup, actor: Any, what: str, details: dict[str, Any]) -> LateSta
         subject=coup,
         payload={"what": what, **details},
     )
-    return LateStake(message, where="coup")
+    return LateStake(refused % {"number": coup.number}, where="coup")
 
 
 def _holder(coup: Coup, holder: str) -> Account:
@@ -196,13 +208,14 @@ def _holder(coup: Coup, holder: str) -> Account:
     holder = holder.strip()
     if not holder or len(holder) > 40:
         raise StakeRefused(
-            "a stake belongs to a patron or a seat marker (1 to 40 characters)", where="holder"
+            _("une mise appartient à un joueur ou à une place (1 à 40 caractères)"),
+            where="holder",
         )
     if holder.startswith("patron:"):
         code, kind = holder, Account.Kind.PATRON
     else:
         code, kind = f"T{coup.shift.table.number}:seat:{holder}", Account.Kind.SEAT
-    account, _ = Account.objects.get_or_create(
+    account, _created = Account.objects.get_or_create(
         code=code,
         defaults={
             "kind": kind,
@@ -220,7 +233,10 @@ def _on_refait(value: str | None) -> RefaitChoice | None:
         return value  # type: ignore[return-value]
     if value.startswith("move:") and value[5:] in {c.value for c in Chance}:
         return ("move", Chance(value[5:]))
-    raise StakeRefused(f"{value!r} is not prison, half or move:<chance>", where="on_refait")
+    raise StakeRefused(
+        _("%(value)r n'est ni prison, ni half, ni move:<chance>") % {"value": value},
+        where="on_refait",
+    )
 
 
 def stake_place(
@@ -235,34 +251,45 @@ def stake_place(
     on_refait: str | None = None,
 ) -> Stake:
     """A stake on rouge, noir, couleur or inverse, while betting is open."""
-    require_role(actor, *TABLE_STAFF, act="placing a stake")
+    require_role(actor, *TABLE_STAFF, act=_("poser une mise"))
     with transaction.atomic():
         coup = _lock(coup_id)
-        require_on_duty(coup.shift, actor, *AT_THE_TABLE, act="placing a stake")
+        require_on_duty(coup.shift, actor, *AT_THE_TABLE, act=_("poser une mise"))
         if coup.phase in (CoupPhase.DEALING, CoupPhase.COMPLETE, CoupPhase.SETTLED):
             late = _late(
                 coup,
                 actor,
                 "a stake",
                 {"ref": ref, "holder": holder, "chance": chance, "amount": amount},
+                _(
+                    "une mise refusée : la première carte du coup %(number)s est sur la table "
+                    "(aucune mise ne peut être posée, retirée ni déplacée après elle)"
+                ),
             )
         else:
             late = None
             if coup.phase == CoupPhase.CLOSED:
                 raise BettingClosed(
-                    f"le jeu est fait: coup {coup.number} takes no more stakes", where="coup"
+                    _("le jeu est fait : le coup %(number)s ne prend plus de mises")
+                    % {"number": coup.number},
+                    where="coup",
                 )
             if chance not in {c.value for c in Chance}:
                 raise StakeRefused(
-                    f"{chance!r} is not rouge, noir, couleur or inverse", where="chance"
+                    _("%(chance)r n'est pas rouge, noir, couleur ou inverse") % {"chance": chance},
+                    where="chance",
                 )
             engine_stake = EngineStake(ref, Chance(chance), amount, insured, _on_refait(on_refait))
             try:
                 check_stake(engine_stake, rules_of(coup))
             except GameError as exc:
-                raise StakeRefused(exc.message, where=exc.where) from None
+                raise StakeRefused(game_message(exc), where=exc.where) from None
             if coup.stakes.filter(ref=ref).exists():
-                raise Conflict(f"stake {ref!r} is already on coup {coup.number}", where="ref")
+                raise Conflict(
+                    _("la mise %(ref)r est déjà sur le coup %(number)s")
+                    % {"ref": ref, "number": coup.number},
+                    where="ref",
+                )
             account = _holder(coup, holder)
             stake = Stake.objects.create(
                 coup=coup,
@@ -309,19 +336,32 @@ def stake_place(
 
 def stake_withdraw(*, actor: Any, stake_id: int) -> StakeWithdrawal:
     """A stake taken back before the first card; after it, a late stake."""
-    require_role(actor, *TABLE_STAFF, act="withdrawing a stake")
+    require_role(actor, *TABLE_STAFF, act=_("retirer une mise"))
     with transaction.atomic():
         try:
             stake = Stake.objects.select_related("coup").get(pk=stake_id)
         except Stake.DoesNotExist:
-            raise NotFound(f"stake {stake_id} does not exist", where="stake") from None
+            raise NotFound(
+                _("la mise %(stake)s n'existe pas") % {"stake": stake_id}, where="stake"
+            ) from None
         coup = _lock(stake.coup_id)
-        require_on_duty(coup.shift, actor, *AT_THE_TABLE, act="withdrawing a stake")
+        require_on_duty(coup.shift, actor, *AT_THE_TABLE, act=_("retirer une mise"))
         if coup.phase not in (CoupPhase.BETTING, CoupPhase.CLOSED):
-            late = _late(coup, actor, "a withdrawal", {"stake": stake.pk, "ref": stake.ref})
+            late = _late(
+                coup,
+                actor,
+                "a withdrawal",
+                {"stake": stake.pk, "ref": stake.ref},
+                _(
+                    "un retrait refusé : la première carte du coup %(number)s est sur la table "
+                    "(aucune mise ne peut être posée, retirée ni déplacée après elle)"
+                ),
+            )
         else:
             if StakeWithdrawal.objects.filter(stake=stake).exists():
-                raise Conflict(f"stake {stake.ref} was already withdrawn", where="stake")
+                raise Conflict(
+                    _("la mise %(ref)s a déjà été retirée") % {"ref": stake.ref}, where="stake"
+                )
             withdrawal = StakeWithdrawal.objects.create(stake=stake, at=clock.now(), actor=actor)
             ledger_post(
                 actor=actor,
@@ -350,10 +390,10 @@ def stake_withdraw(*, actor: Any, stake_id: int) -> StakeWithdrawal:
 @transaction.atomic
 def coup_close_betting(*, actor: Any, coup_id: int) -> Coup:
     """ "Le jeu est fait"."""
-    require_role(actor, Role.TAILLEUR, act="closing the betting")
+    require_role(actor, Role.TAILLEUR, act=_("clore les mises"))
     coup = _lock(coup_id)
-    require_on_duty(coup.shift, actor, TAILLEUR, act="closing the betting")
-    _phase(coup, CoupPhase.BETTING, act="closing the betting")
+    require_on_duty(coup.shift, actor, TAILLEUR, act=_("clore les mises"))
+    _phase(coup, CoupPhase.BETTING, act=_("clore les mises"))
     coup.phase = CoupPhase.CLOSED
     coup.save(update_fields=["phase"])
     audit_record(
@@ -375,16 +415,19 @@ def deal_of(coup: Coup, rules: Reglement) -> CoupDeal:
 def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
     """The tailleur lays the next card: checked by the pack (a foreign card is refused and
     recorded) and by the engine (which row, is it closed, is the coup complete)."""
-    require_role(actor, Role.TAILLEUR, act="laying a card")
+    require_role(actor, Role.TAILLEUR, act=_("poser une carte"))
     with transaction.atomic():
         coup = _lock(coup_id)
-        require_on_duty(coup.shift, actor, TAILLEUR, act="laying a card")
-        _phase(coup, CoupPhase.CLOSED, CoupPhase.DEALING, act="laying a card")
+        require_on_duty(coup.shift, actor, TAILLEUR, act=_("poser une carte"))
+        _phase(coup, CoupPhase.CLOSED, CoupPhase.DEALING, act=_("poser une carte"))
         rules = rules_of(coup)
         if _cut_card_is_next(coup, rules):
             raise IllegalCoupPhase(
-                f"the cut card came out in coup {coup.number}: the coup is void, settle it "
-                "with cut_card",
+                _(
+                    "la carte de coupe est sortie au coup %(number)s : le coup est nul, "
+                    "réglez-le avec cut_card"
+                )
+                % {"number": coup.number},
                 where="phase",
             )
         deal = deal_of(coup, rules)
@@ -504,13 +547,32 @@ class VoidAttempt(DomainError):
 
 def _void_attempt(coup: Coup, actor: Any, rules: Reglement) -> VoidAttempt:
     left = cards_left(coup.pack)[0]
+    # The record keeps the words of the time (anomaly and audit event); the person reads them in
+    # their language.
     if rules.end_rule != "cut_card":
         why = f"the règlement {rules.name} has no cut card (end rule {rules.end_rule})"
+        said = _("le règlement %(reglement)s n'a pas de carte de coupe (règle de fin %(rule)s)")
     elif coup.phase == CoupPhase.COMPLETE:
         why = f"coup {coup.number} is complete: its rows closed before the cut card"
+        said = _("le coup %(number)s est complet : ses rangées ont fermé avant la carte de coupe")
     else:
         why = f"{left} cards are left; the cut card lies before the last {rules.cut_card_from_end}"
+        said = _(
+            "il reste %(left)s cartes ; la carte de coupe est placée avant les %(position)s "
+            "dernières"
+        )
     message = f"coup {coup.number} void by the cut card refused: {why}"
+    refused = _("le coup %(number)s nul par la carte de coupe est refusé : %(why)s") % {
+        "number": coup.number,
+        "why": said
+        % {
+            "reglement": rules.name,
+            "rule": rules.end_rule,
+            "number": coup.number,
+            "left": left,
+            "position": rules.cut_card_from_end,
+        },
+    }
     anomaly_raise(
         detector="void_attempt",
         severity=Severity.CRITICAL,
@@ -529,7 +591,7 @@ def _void_attempt(coup: Coup, actor: Any, rules: Reglement) -> VoidAttempt:
     audit_record(
         actor=actor, action="coup.void_attempt_refused", subject=coup, payload={"why": why}
     )
-    return VoidAttempt(message, where="cut_card")
+    return VoidAttempt(refused, where="cut_card")
 
 
 def engine_stake(stake: Stake, **amended: Any) -> EngineStake:
@@ -583,21 +645,23 @@ def coup_settle(
     prison carries over; at the end of the taille the cards pass. ``cut_card``: the red card came
     out, so the coup is void and the taille ends. A spoken announcement that differs from the
     engine's raises ``announcement_mismatch``."""
-    require_role(actor, *TABLE_STAFF, act="settling a coup")
+    require_role(actor, *TABLE_STAFF, act=_("régler un coup"))
     refused: VoidAttempt | None = None
     with transaction.atomic():
         coup = _lock(coup_id)
-        require_on_duty(coup.shift, actor, *AT_THE_TABLE, act="settling a coup")
+        require_on_duty(coup.shift, actor, *AT_THE_TABLE, act=_("régler un coup"))
         rules = rules_of(coup)
         deal = deal_of(coup, rules)
         if not cut_card:
-            _phase(coup, CoupPhase.COMPLETE, CoupPhase.DEALING, act="settling")
+            _phase(coup, CoupPhase.COMPLETE, CoupPhase.DEALING, act=_("régler"))
             if coup.phase == CoupPhase.DEALING and cards_left(coup.pack)[0] > 0:
                 raise IllegalCoupPhase(
-                    f"coup {coup.number} is not complete: lay the next card", where="phase"
+                    _("le coup %(number)s n'est pas complet : posez la carte suivante")
+                    % {"number": coup.number},
+                    where="phase",
                 )
         else:
-            _phase(coup, CoupPhase.CLOSED, CoupPhase.DEALING, act="settling at the cut card")
+            _phase(coup, CoupPhase.CLOSED, CoupPhase.DEALING, act=_("régler à la carte de coupe"))
             if not _cut_card_is_next(coup, rules):
                 refused = _void_attempt(coup, actor, rules)  # recorded; committed, then raised
         if refused is None:
@@ -731,19 +795,19 @@ def coup_cancel(*, actor: Any, coup_id: int, reason: str) -> CoupCancellation:
     """The chef de partie on duty cancels a coup that cannot go on (a misdeal, a card on the
     floor): every stake still on it is returned, prisoners stay as they were, no premium is
     charged, and a ``coup_cancelled`` anomaly asks for review."""
-    require_role(actor, Role.CHEF_DE_PARTIE, act="cancelling a coup")
+    require_role(actor, Role.CHEF_DE_PARTIE, act=_("annuler un coup"))
     coup = _lock(coup_id)
-    require_on_duty(coup.shift, actor, Duty.Post.CHEF_DE_PARTIE, act="cancelling a coup")
+    require_on_duty(coup.shift, actor, Duty.Post.CHEF_DE_PARTIE, act=_("annuler un coup"))
     reason = (reason or "").strip()
     if not reason:
-        raise DomainError("say why the coup is cancelled", where="reason")
+        raise ReasonRequired(_("dites pourquoi le coup est annulé"), where="reason")
     _phase(
         coup,
         CoupPhase.BETTING,
         CoupPhase.CLOSED,
         CoupPhase.DEALING,
         CoupPhase.COMPLETE,
-        act="cancelling",
+        act=_("annuler"),
     )
     stakes = list(coup.stakes.filter(withdrawal__isnull=True).select_related("holder"))
     layout = table_account(coup.shift.table, Account.Kind.LAYOUT)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from django.db.models import Sum
+from django.db.models import Q, Sum
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from casino.floor.models import Coup, Movement, Shift
+from casino.floor.models import Account, Coup, CoupResult, Movement, Shift, Table
 from casino.floor.services import rundown
 
 SUIT_GLYPHS = {
@@ -71,3 +72,72 @@ def shift_figures(shift: Shift) -> ShiftFigures:
     return ShiftFigures(
         shift.coups.filter(phase="settled").count(), int(drop), rundown(shift).result
     )
+
+
+def prisoners(prison_after: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The prison as the API and the reports name it: each stake by its reference."""
+    return [
+        {"stake": int(p["stake"]), "chance": p["chance"], "held": p["held"], "level": p["level"]}
+        for p in prison_after
+    ]
+
+
+def movement_refers_to(reference: str) -> dict[str, int]:
+    """A movement's reference (``coup:12:stake:34``, ``transfer:5``, ``shift:3:float``,
+    ``dispute:7``) as the records it names, each by its reference."""
+    parts = reference.split(":")
+    return {
+        name: int(value)
+        for name, value in zip(parts[::2], parts[1::2], strict=False)
+        if name in REFERRED and value.isdigit()
+    }
+
+
+REFERRED = ("coup", "stake", "shift", "transfer", "dispute")
+
+
+def table_state(table: Table) -> Table:
+    """The table as a terminal finds it when it starts: the séance open there, the coup in
+    progress, the pack in play, the prison, and the séance's balances of the table's accounts
+    (a few indexed queries, whatever the history behind them)."""
+    from casino.floor.coups import FINISHED  # the coups module reads the floor, not the reverse
+    from shoes.models import PackState
+    from shoes.services import packs_at
+
+    shift = Shift.objects.filter(table=table, closed_at__isnull=True).first()
+    last = (
+        CoupResult.objects.filter(coup__shift__table=table)
+        .order_by("-id")
+        .values_list("prison_after", flat=True)
+        .first()
+    )
+    table.prison = prisoners(last or [])  # type: ignore[attr-defined]
+    table.pack = (  # type: ignore[attr-defined]
+        packs_at(table.pk, PackState.IN_PLAY).values_list("pk", flat=True).first()
+    )
+    table.seance = shift.pk if shift else None  # type: ignore[attr-defined]
+    table.open_coup = None  # type: ignore[attr-defined]
+    table.balances = None  # type: ignore[attr-defined]
+    if shift is not None:
+        table.open_coup = (  # type: ignore[attr-defined]
+            Coup.objects.filter(shift=shift)
+            .exclude(phase__in=FINISHED)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        accounts = {a.kind: a.pk for a in table.accounts.filter(kind__in=TABLE_KINDS)}
+        sums = Movement.objects.filter(shift=shift).aggregate(
+            **{
+                f"{kind}_{side}": Sum("amount", filter=Q(**{side: accounts[kind]}))
+                for kind in TABLE_KINDS
+                for side in ("debit", "credit")
+            }
+        )
+        table.balances = {  # type: ignore[attr-defined]
+            kind: (sums[f"{kind}_debit"] or 0) - (sums[f"{kind}_credit"] or 0)
+            for kind in TABLE_KINDS
+        }
+    return table
+
+
+TABLE_KINDS = (Account.Kind.BANK, Account.Kind.LAYOUT, Account.Kind.PRISON)

@@ -10,7 +10,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
+from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
 from audit.models import Severity
@@ -36,6 +37,7 @@ from casino.floor.models import (
 )
 from casino.games.errors import GameError
 from casino.games.reglement import PRESETS, Reglement, reglement
+from casino.i18n import either, game_message
 from casino.locks import lock_name
 from casino.people.roles import Role
 from casino.people.services import require_role, roles_of
@@ -79,16 +81,19 @@ def _check_articles(articles: list[Article]) -> None:
     for index, article in enumerate(articles):
         where = f"articles[{index}]"
         if not isinstance(article, dict) or set(article) != {"number", "fr", "en"}:
-            raise InvalidReglementPosting("an article is {number, fr, en}", where=where)
+            raise InvalidReglementPosting(_("un article est {number, fr, en}"), where=where)
         if not all(isinstance(article[k], str) and article[k].strip() for k in article):
             raise InvalidReglementPosting(
-                "number, French and English text are required", where=where
+                _("le numéro et les textes français et anglais sont obligatoires"), where=where
             )
         if article["number"] in numbers:
-            raise InvalidReglementPosting(f"article {article['number']} twice", where=where)
+            raise InvalidReglementPosting(
+                _("l'article %(number)s figure deux fois") % {"number": article["number"]},
+                where=where,
+            )
         numbers.add(article["number"])
     if not articles:
-        raise InvalidReglementPosting("a règlement has articles", where="articles")
+        raise InvalidReglementPosting(_("un règlement a des articles"), where="articles")
 
 
 @transaction.atomic
@@ -104,15 +109,16 @@ def reglement_post(
     """Post a new version of the règlement ``name``: the commissioner approves its posting.
     ``correction_approval_threshold`` (minor units): a dispute's corrections moving more need a
     second approver."""
-    require_role(actor, Role.COMMISSAIRE, act="approving the posting of a règlement")
+    require_role(actor, Role.COMMISSAIRE, act=_("approuver l'affichage d'un règlement"))
     try:
         engine = reglement(spec)
     except GameError as exc:
-        raise InvalidReglementPosting(exc.message, where=exc.where) from None
+        raise InvalidReglementPosting(game_message(exc), where=exc.where) from None
     threshold = correction_approval_threshold
     if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 1:
         raise InvalidReglementPosting(
-            f"{threshold!r} is not a positive amount", where="correction_approval_threshold"
+            _("%(threshold)r n'est pas un montant positif") % {"threshold": threshold},
+            where="correction_approval_threshold",
         )
     articles = (
         articles
@@ -167,7 +173,7 @@ def _limits(posted: PostedReglement, min_stake: int, max_stake: int) -> Reglemen
         return posted.with_limits(min_stake=min_stake, max_stake=max_stake)
     except GameError as exc:
         raise InvalidReglementPosting(
-            exc.message, where=(exc.where or "").replace("reglement.", "")
+            game_message(exc), where=(exc.where or "").replace("reglement.", "")
         ) from None
 
 
@@ -175,11 +181,11 @@ def _limits(posted: PostedReglement, min_stake: int, max_stake: int) -> Reglemen
 def table_create(
     *, actor: Any, number: int, game: Game | str, reglement_id: int, min_stake: int, max_stake: int
 ) -> Table:
-    require_role(actor, Role.DIRECTEUR, act="creating a table")
+    require_role(actor, Role.DIRECTEUR, act=_("créer une table"))
     posted = _posted(reglement_id)
     _limits(posted, min_stake, max_stake)
     if Table.objects.filter(number=number).exists():
-        raise Conflict(f"table {number} exists already", where="number")
+        raise Conflict(_("la table %(number)s existe déjà") % {"number": number}, where="number")
     table = Table.objects.create(
         number=number, game=Game(game), reglement=posted, min_stake=min_stake, max_stake=max_stake
     )
@@ -223,7 +229,8 @@ def _posted(reglement_id: int) -> PostedReglement:
         return PostedReglement.objects.get(pk=reglement_id)
     except PostedReglement.DoesNotExist:
         raise NotFound(
-            f"posted règlement {reglement_id} does not exist", where="reglement"
+            _("le règlement affiché %(reglement)s n'existe pas") % {"reglement": reglement_id},
+            where="reglement",
         ) from None
 
 
@@ -233,11 +240,13 @@ def table_configure(
 ) -> TableChange:
     """The director moves a table to another posted règlement version or changes its limits.
     It takes effect at the table's next séance: a séance keeps what it opened under."""
-    require_role(actor, Role.DIRECTEUR, act="changing a table's règlement or limits")
+    require_role(actor, Role.DIRECTEUR, act=_("changer le règlement ou les limites d'une table"))
     try:
         table = Table.objects.select_for_update().get(pk=table_id)
     except Table.DoesNotExist:
-        raise NotFound(f"table {table_id} does not exist", where="table") from None
+        raise NotFound(
+            _("la table %(table)s n'existe pas") % {"table": table_id}, where="table"
+        ) from None
     posted = _posted(reglement_id)
     _limits(posted, min_stake, max_stake)
     before = (
@@ -272,7 +281,7 @@ def table_accounts(table: Table) -> dict[str, Account]:
 
 def house_account(kind: Account.Kind) -> Account:
     """The cage or the outside world (one each for the house), made on first use."""
-    account, _ = Account.objects.get_or_create(
+    account, _created = Account.objects.get_or_create(
         code=str(kind), defaults={"kind": kind, "name": kind.label}
     )
     return account
@@ -299,11 +308,15 @@ def ledger_post(*, actor: Any, shift: Shift | None, entries: Iterable[Entry]) ->
     for index, e in enumerate(entries):
         if not isinstance(e.amount, int) or isinstance(e.amount, bool) or e.amount <= 0:
             raise InvalidMovement(
-                f"{e.kind}: amount {e.amount!r} is not a positive integer",
+                _("%(kind)s : le montant %(amount)r n'est pas un entier positif")
+                % {"kind": e.kind, "amount": e.amount},
                 where=f"entries[{index}].amount",
             )
         if e.credit.pk == e.debit.pk:
-            raise InvalidMovement(f"{e.kind}: {e.credit} on both sides", where=f"entries[{index}]")
+            raise InvalidMovement(
+                _("%(kind)s : %(account)s des deux côtés") % {"kind": e.kind, "account": e.credit},
+                where=f"entries[{index}]",
+            )
         movements.append(
             Movement(
                 at=at,
@@ -334,7 +347,7 @@ def balance(account: Account, *, shift: Shift | None = None) -> int:
 def _chips(chips: Mapping[str, int]) -> tuple[dict[str, int], int]:
     """Chips by denomination, checked: the clean form and the total."""
     if not isinstance(chips, Mapping) or not chips:
-        raise InvalidCount('chips by denomination: {"10000": 20, ...}', where="chips")
+        raise InvalidCount(_('des jetons par valeur : {"10000": 20, ...}'), where="chips")
     total = 0
     clean: dict[str, int] = {}
     for denomination, number in chips.items():
@@ -342,17 +355,22 @@ def _chips(chips: Mapping[str, int]) -> tuple[dict[str, int], int]:
             value = int(denomination)
         except (TypeError, ValueError):
             raise InvalidCount(
-                f"{denomination!r} is not a denomination in minor units",
+                _("%(denomination)r n'est pas une valeur de jeton en unités mineures")
+                % {"denomination": denomination},
                 where=f"chips.{denomination}",
             ) from None
         if not 0 < value <= MAX_AMOUNT or not _is_count(number):
             raise InvalidCount(
-                f"{denomination}: {number!r} is not a count of chips", where=f"chips.{denomination}"
+                _("%(denomination)s : %(number)r n'est pas un nombre de jetons")
+                % {"denomination": denomination, "number": number},
+                where=f"chips.{denomination}",
             )
         clean[str(value)] = number
         total += value * number
     if total > MAX_AMOUNT:
-        raise InvalidCount(f"{total} is more than a table can hold", where="chips")
+        raise InvalidCount(
+            _("%(total)s dépasse ce qu'une table peut contenir") % {"total": total}, where="chips"
+        )
     return clean, total
 
 
@@ -366,19 +384,28 @@ def count_record(
 ) -> FloatCount:
     """A croupier counts the float, chips by denomination: before a séance opens (opening), or
     at its end, on duty there (closing). The count stands once countersigned."""
-    require_role(actor, Role.CROUPIER, act="counting the float")
+    require_role(actor, Role.CROUPIER, act=_("compter le fonds de table"))
     try:
         table = Table.objects.select_for_update().get(pk=table_id)
     except Table.DoesNotExist:
-        raise NotFound(f"table {table_id} does not exist", where="table") from None
+        raise NotFound(
+            _("la table %(table)s n'existe pas") % {"table": table_id}, where="table"
+        ) from None
     moment = FloatCount.Moment(moment)
     shift = open_shift_at(table.pk)
     if moment == FloatCount.Moment.OPENING and shift is not None:
-        raise Conflict(f"{table} is in séance: count its closing", where="moment")
+        raise Conflict(
+            _("%(table)s est en séance : comptez sa fermeture") % {"table": table}, where="moment"
+        )
     if moment == FloatCount.Moment.CLOSING:
         if shift is None:
-            raise Conflict(f"{table} has no séance open to close", where="moment")
-        require_on_duty(shift, actor, Duty.Post.CROUPIER, act="counting the closing float")
+            raise Conflict(
+                _("%(table)s n'a pas de séance ouverte à fermer") % {"table": table},
+                where="moment",
+            )
+        require_on_duty(
+            shift, actor, Duty.Post.CROUPIER, act=_("compter le fonds de table à la fermeture")
+        )
     clean, total = _chips(chips)
     count = FloatCount.objects.create(
         table=table,
@@ -402,16 +429,22 @@ def count_record(
 def count_countersign(*, actor: Any, count_id: int) -> CountSignature:
     """The director or a comité member countersigns a count, in their own act: never the person
     who counted, never twice."""
-    require_role(actor, Role.DIRECTEUR, Role.COMITE, act="countersigning a count")
+    require_role(actor, Role.DIRECTEUR, Role.COMITE, act=_("contresigner un comptage"))
     lock_name(f"count:{count_id}")  # one countersignature at a time (append-only: no row lock)
     try:
         count = FloatCount.objects.get(pk=count_id)
     except FloatCount.DoesNotExist:
-        raise NotFound(f"count {count_id} does not exist", where="count") from None
+        raise NotFound(
+            _("le comptage %(count)s n'existe pas") % {"count": count_id}, where="count"
+        ) from None
     if count.counted_by_id == actor.pk:
-        raise SegregationViolation("the count needs two different signatures", where="actor")
+        raise SegregationViolation(
+            _("le comptage demande deux signatures différentes"), where="actor"
+        )
     if CountSignature.objects.filter(count=count).exists():
-        raise Conflict(f"count {count.pk} is countersigned already", where="count")
+        raise Conflict(
+            _("le comptage %(count)s est déjà contresigné") % {"count": count.pk}, where="count"
+        )
     signature = CountSignature.objects.create(count=count, by=actor, at=clock.now())
     audit_record(
         actor=actor,
@@ -429,11 +462,21 @@ def _signed_count(count_id: int, table: Table, moment: FloatCount.Moment) -> Flo
             pk=count_id
         )
     except FloatCount.DoesNotExist:
-        raise NotFound(f"count {count_id} does not exist", where="count") from None
+        raise NotFound(
+            _("le comptage %(count)s n'existe pas") % {"count": count_id}, where="count"
+        ) from None
     if count.table_id != table.pk or count.moment != moment:
-        raise InvalidCount(f"count {count.pk} is not the {moment} count of {table}", where="count")
+        wrong = (
+            _("le comptage %(count)s n'est pas le comptage d'ouverture de %(table)s")
+            if moment == FloatCount.Moment.OPENING
+            else _("le comptage %(count)s n'est pas le comptage de fermeture de %(table)s")
+        )
+        raise InvalidCount(wrong % {"count": count.pk, "table": table}, where="count")
     if not hasattr(count, "countersignature"):
-        raise Conflict(f"count {count.pk} awaits its countersignature", where="count")
+        raise Conflict(
+            _("le comptage %(count)s attend sa contresignature") % {"count": count.pk},
+            where="count",
+        )
     return count
 
 
@@ -449,9 +492,15 @@ def on_duty(shift_id: int, person: Any, *posts: Duty.Post) -> bool:
 def require_on_duty(shift: Shift, person: Any, *posts: Duty.Post, act: str) -> None:
     """Holding the role is not enough: the act belongs to whoever is on duty at this séance."""
     if not on_duty(shift.pk, person, *posts):
-        wanted = " or ".join(str(p) for p in posts)
         raise NotOnDuty(
-            f"{act} at {shift.table}: {person} is not on duty there as {wanted}", where="actor"
+            _("%(act)s à %(table)s : %(person)s n'y est pas de service comme %(posts)s")
+            % {
+                "act": act,
+                "table": shift.table,
+                "person": person,
+                "posts": either(str(p) for p in posts),
+            },
+            where="actor",
         )
 
 
@@ -463,7 +512,9 @@ def require_duty_at_table(table_id: int, person: Any, *posts: Duty.Post, act: st
     """The act happens at a table: by someone on duty in the séance open there. Returns it."""
     shift = open_shift_at(table_id)
     if shift is None:
-        raise NotOnDuty(f"{act}: no séance is open at this table", where="actor")
+        raise NotOnDuty(
+            _("%(act)s : aucune séance n'est ouverte à cette table") % {"act": act}, where="actor"
+        )
     require_on_duty(shift, person, *posts, act=act)
     return shift
 
@@ -495,10 +546,17 @@ def _duty_start(shift: Shift, person: Any, post: Duty.Post, actor: Any) -> Duty:
     post = Duty.Post(post)
     lock_people(person)
     if Role(post) not in roles_of(person):
-        raise NotOnDuty(f"{person} does not hold the role {post}", where="person")
+        raise NotOnDuty(
+            _("%(person)s n'a pas le rôle %(post)s") % {"person": person, "post": post},
+            where="person",
+        )
     busy = Duty.objects.filter(person=person, end__isnull=True).select_related("shift__table")
     if busy.exists():
-        raise Conflict(f"{person} is already on duty at {busy[0].shift.table}", where="person")
+        raise Conflict(
+            _("%(person)s est déjà de service à %(table)s")
+            % {"person": person, "table": busy[0].shift.table},
+            where="person",
+        )
     if post in (Duty.Post.TAILLEUR, Duty.Post.CHEF_DE_PARTIE):  # one at a time: a relief
         for dealing in Duty.objects.filter(shift=shift, post=post, end__isnull=True):
             _duty_end(dealing, actor, f"relieved by {person.username}")
@@ -521,9 +579,11 @@ def open_shift_locked(shift_id: int) -> Shift:
             Shift.objects.select_for_update(of=("self",)).select_related("table").get(pk=shift_id)
         )
     except Shift.DoesNotExist:
-        raise NotFound(f"séance {shift_id} does not exist", where="shift") from None
+        raise NotFound(
+            _("la séance %(shift)s n'existe pas") % {"shift": shift_id}, where="shift"
+        ) from None
     if shift.closed_at is not None:
-        raise Conflict(f"séance {shift.pk} is closed", where="shift")
+        raise Conflict(_("la séance %(shift)s est fermée") % {"shift": shift.pk}, where="shift")
     return shift
 
 
@@ -531,30 +591,38 @@ def open_shift_locked(shift_id: int) -> Shift:
 def duty_assign(*, actor: Any, shift_id: int, person: Any, post: Duty.Post | str) -> Duty:
     """The chef de partie on duty puts a tailleur or a croupier on duty (a relief, a
     reinforcement), or hands the table over to another chef de partie (ending his own duty)."""
-    require_role(actor, Role.CHEF_DE_PARTIE, act="assigning staff to a séance")
+    require_role(actor, Role.CHEF_DE_PARTIE, act=_("mettre du personnel de service à une séance"))
     shift = open_shift_locked(shift_id)
-    require_on_duty(shift, actor, Duty.Post.CHEF_DE_PARTIE, act="assigning staff")
+    require_on_duty(shift, actor, Duty.Post.CHEF_DE_PARTIE, act=_("mettre du personnel de service"))
     return _duty_start(shift, person, Duty.Post(post), actor)
 
 
 @transaction.atomic
 def duty_end(*, actor: Any, duty_id: int, reason: str) -> DutyEnd:
     """The chef de partie takes someone off duty (a break, the end of their hours)."""
-    require_role(actor, Role.CHEF_DE_PARTIE, act="taking staff off duty")
+    require_role(actor, Role.CHEF_DE_PARTIE, act=_("relever quelqu'un de son service"))
     reason = reason.strip()
     if not reason:
-        raise NotOnDuty("say why the duty ends", where="reason")
+        raise NotOnDuty(_("dites pourquoi le service prend fin"), where="reason")
     try:
         duty = Duty.objects.select_related("person", "shift").get(pk=duty_id)
     except Duty.DoesNotExist:
-        raise NotFound(f"duty {duty_id} does not exist", where="duty") from None
+        raise NotFound(
+            _("le service %(duty)s n'existe pas") % {"duty": duty_id}, where="duty"
+        ) from None
     shift = open_shift_locked(duty.shift_id)
-    require_on_duty(shift, actor, Duty.Post.CHEF_DE_PARTIE, act="taking staff off duty")
+    require_on_duty(
+        shift, actor, Duty.Post.CHEF_DE_PARTIE, act=_("relever quelqu'un de son service")
+    )
     if hasattr(duty, "end"):
-        raise Conflict(f"{duty} already ended", where="duty")
+        raise Conflict(
+            _("le service de %(person)s comme %(post)s a déjà pris fin")
+            % {"person": duty.person, "post": duty.post},
+            where="duty",
+        )
     if duty.post == Duty.Post.CHEF_DE_PARTIE:
         raise Conflict(
-            "a table is never left without its chef de partie: hand it over to another one",
+            _("une table n'est jamais laissée sans son chef de partie : passez-la à un autre"),
             where="duty",
         )
     return _duty_end(duty, actor, reason)
@@ -574,19 +642,24 @@ def shift_open(
 ) -> Shift:
     """Open a séance with its countersigned opening count and its staff on duty (the chef de
     partie who opens it, a tailleur and at least one croupier); the float comes from the cage."""
-    require_role(actor, Role.CHEF_DE_PARTIE, act="opening a séance")
+    require_role(actor, Role.CHEF_DE_PARTIE, act=_("ouvrir une séance"))
     croupiers = list(croupiers)
     if not croupiers:
-        raise NotOnDuty("a séance opens with at least one croupier on duty", where="croupiers")
+        raise NotOnDuty(
+            _("une séance s'ouvre avec au moins un croupier de service"), where="croupiers"
+        )
     table = (
         Table.objects.select_for_update(of=("self",)).select_related("reglement").get(pk=table.pk)
     )
     if Shift.objects.filter(table=table, closed_at__isnull=True).exists():
-        raise Conflict(f"{table} already has an open séance", where="table")
+        raise Conflict(_("%(table)s a déjà une séance ouverte") % {"table": table}, where="table")
     lock_people(actor, tailleur, *croupiers)
     count = _signed_count(count_id, table, FloatCount.Moment.OPENING)
     if Shift.objects.filter(opening_count=count).exists():
-        raise Conflict(f"count {count.pk} opened a séance already", where="count")
+        raise Conflict(
+            _("le comptage %(count)s a déjà ouvert une séance") % {"count": count.pk},
+            where="count",
+        )
     shift = Shift.objects.create(
         table=table,
         opened_at=clock.now(),
@@ -652,9 +725,16 @@ def transfer_record(
     chef de partie on duty. Nothing moves until the other side countersigns."""
     kind = CashTransfer.Kind(kind)
     shift = open_shift_locked(shift_id)
-    side = _transfer_party(shift, actor, f"recording a {kind}")
+    fill = kind == CashTransfer.Kind.FILL
+    side = _transfer_party(
+        shift, actor, _("enregistrer un apport") if fill else _("enregistrer un retour")
+    )
     if not isinstance(amount, int) or isinstance(amount, bool) or not 0 < amount <= MAX_AMOUNT:
-        raise InvalidMovement(f"{amount!r} is not an amount (1..{MAX_AMOUNT})", where="amount")
+        raise InvalidMovement(
+            _("%(amount)r n'est pas un montant (1..%(maximum)s)")
+            % {"amount": amount, "maximum": MAX_AMOUNT},
+            where="amount",
+        )
     transfer = CashTransfer.objects.create(
         shift=shift, kind=kind, amount=amount, recorded_by=actor, at=clock.now()
     )
@@ -678,20 +758,43 @@ def transfer_countersign(
             pk=transfer_id
         )
     except CashTransfer.DoesNotExist:
-        raise NotFound(f"transfer {transfer_id} does not exist", where="transfer") from None
+        raise NotFound(
+            _("le transfert %(transfer)s n'existe pas") % {"transfer": transfer_id},
+            where="transfer",
+        ) from None
     shift = open_shift_locked(transfer.shift_id)
-    side = _transfer_party(shift, actor, f"countersigning a {transfer.kind}")
-    if side == _transfer_party(shift, transfer.recorded_by, "recording"):
+    fill = transfer.kind == CashTransfer.Kind.FILL
+    side = _transfer_party(
+        shift, actor, _("contresigner un apport") if fill else _("contresigner un retour")
+    )
+    if side == _transfer_party(shift, transfer.recorded_by, _("enregistrer")):
+        twice = (
+            _(
+                "un apport est signé par la caisse et par la table : %(person)s a déjà signé pour %(side)s"
+            )
+            if fill
+            else _(
+                "un retour est signé par la caisse et par la table : %(person)s a déjà signé pour %(side)s"
+            )
+        )
         raise SegregationViolation(
-            f"a {transfer.kind} is signed by the cage and by the table: "
-            f"{transfer.recorded_by.username} signed for the {side} already",
+            twice
+            % {
+                "person": transfer.recorded_by.username,
+                "side": _("la caisse") if side == "cage" else _("la table"),
+            },
             where="actor",
         )
     if TransferSignature.objects.filter(transfer=transfer).exists():
-        raise Conflict(f"{transfer.kind} {transfer.pk} is signed already", where="transfer")
+        signed_already = (
+            _("l'apport %(transfer)s est déjà signé")
+            if fill
+            else _("le retour %(transfer)s est déjà signé")
+        )
+        raise Conflict(signed_already % {"transfer": transfer.pk}, where="transfer")
     remark = (remark or "").strip()[:200]
     if not signed and not remark:
-        raise InvalidMovement("say why the transfer is declined", where="remark")
+        raise InvalidMovement(_("dites pourquoi le transfert est refusé"), where="remark")
     signature = TransferSignature.objects.create(
         transfer=transfer, by=actor, at=clock.now(), signed=signed, remark=remark
     )
@@ -768,20 +871,21 @@ class Rundown:
 
 def rundown(shift: Shift) -> Rundown:
     bank = table_account(shift.table, Account.Kind.BANK)
-    movements = Movement.objects.filter(shift=shift)
-
-    def total(**filters: Any) -> int:
-        return int(movements.filter(**filters).aggregate(s=Sum("amount"))["s"] or 0)
-
-    opening = total(kind=Movement.Kind.FLOAT, debit=bank)
-    fills = total(kind=Movement.Kind.FILL, debit=bank)
-    credits = total(kind=Movement.Kind.CREDIT, credit=bank)
-    play = movements.exclude(
-        kind__in=[Movement.Kind.FLOAT, Movement.Kind.FILL, Movement.Kind.CREDIT]
+    cash = [Movement.Kind.FLOAT, Movement.Kind.FILL, Movement.Kind.CREDIT]
+    play = ~Q(kind__in=cash)
+    # One pass over the séance's movements (a séance's figures are read at every close, report
+    # and terminal restart).
+    sums = Movement.objects.filter(shift=shift).aggregate(
+        opening=Sum("amount", filter=Q(kind=Movement.Kind.FLOAT, debit=bank)),
+        fills=Sum("amount", filter=Q(kind=Movement.Kind.FILL, debit=bank)),
+        credits=Sum("amount", filter=Q(kind=Movement.Kind.CREDIT, credit=bank)),
+        won=Sum("amount", filter=play & Q(debit=bank)),
+        lost=Sum("amount", filter=play & Q(credit=bank)),
     )
-    result = int(play.filter(debit=bank).aggregate(s=Sum("amount"))["s"] or 0) - int(
-        play.filter(credit=bank).aggregate(s=Sum("amount"))["s"] or 0
+    opening, fills, credits, won, lost = (
+        int(sums[name] or 0) for name in ("opening", "fills", "credits", "won", "lost")
     )
+    result = won - lost
     closing = (
         FloatCount.objects.filter(
             shift=shift,
@@ -800,24 +904,37 @@ def rundown(shift: Shift) -> Rundown:
 def shift_close(*, actor: Any, shift: Shift, count_id: int) -> Rundown:
     """Close the séance with its countersigned closing count; a difference with the rundown
     raises a ``cash_variance`` anomaly with the exact amount, involving everyone who signed."""
-    require_role(actor, Role.CHEF_DE_PARTIE, act="closing a séance")
+    require_role(actor, Role.CHEF_DE_PARTIE, act=_("fermer une séance"))
     shift = Shift.objects.select_for_update(of=("self",)).select_related("table").get(pk=shift.pk)
     if shift.closed_at is not None:
-        raise Conflict(f"séance {shift.pk} is already closed", where="shift")
-    require_on_duty(shift, actor, Duty.Post.CHEF_DE_PARTIE, act="closing a séance")
+        raise Conflict(
+            _("la séance %(shift)s est déjà fermée") % {"shift": shift.pk}, where="shift"
+        )
+    require_on_duty(shift, actor, Duty.Post.CHEF_DE_PARTIE, act=_("fermer une séance"))
     if shift.coups.exclude(phase__in=["settled", "cancelled"]).exists():
         raise Conflict(
-            f"séance {shift.pk} has a coup in progress: settle or cancel it first", where="shift"
+            _("la séance %(shift)s a un coup en cours : réglez-le ou annulez-le d'abord")
+            % {"shift": shift.pk},
+            where="shift",
         )
     if shift.transfers.filter(countersignature__isnull=True).exists():
         raise Conflict(
-            f"séance {shift.pk} has a fill or credit awaiting its second signature", where="shift"
+            _("la séance %(shift)s a un apport ou un retour en attente de sa seconde signature")
+            % {"shift": shift.pk},
+            where="shift",
         )
     count = _signed_count(count_id, shift.table, FloatCount.Moment.CLOSING)
     if count.shift_id != shift.pk:
-        raise InvalidCount(f"count {count.pk} is not this séance's", where="count")
+        raise InvalidCount(
+            _("le comptage %(count)s n'est pas celui de cette séance") % {"count": count.pk},
+            where="count",
+        )
     if shift.closing_counts.filter(id__gt=count.pk).exists():
-        raise InvalidCount(f"count {count.pk} is not the séance's last count", where="count")
+        raise InvalidCount(
+            _("le comptage %(count)s n'est pas le dernier comptage de la séance")
+            % {"count": count.pk},
+            where="count",
+        )
     for duty in Duty.objects.filter(shift=shift, end__isnull=True).select_related("person"):
         _duty_end(duty, actor, "séance closed")
     shift.closed_at = clock.now()

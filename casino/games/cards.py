@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
 
-from casino.games.errors import ForeignCard, IllegalCard
+from casino.games.errors import ForeignCard, IllegalCard, gettext_noop
 
 
 class Colour(Enum):
@@ -83,16 +83,26 @@ class Card:
 def card(code: str) -> Card:
     """The card of a code; ``IllegalCard`` names what is wrong."""
     if not isinstance(code, str):
-        raise IllegalCard(f"a card is a string like 'KS', not {code!r}")
+        raise IllegalCard(
+            gettext_noop("une carte est un texte comme 'KS', pas %(code)r"), code=code
+        )
     text = code.strip().upper()
     if text.startswith("10"):
         text = "T" + text[2:]
     if len(text) != 2:
-        raise IllegalCard(f"{code!r} is not a card (rank + suit, e.g. 'KS', 'TH', '10D')")
+        raise IllegalCard(
+            gettext_noop(
+                "%(code)r n'est pas une carte (rang + couleur, par exemple 'KS', 'TH', '10D')"
+            ),
+            code=code,
+        )
     try:
         return Card(Rank(text[0]), Suit(text[1]))
     except ValueError:
-        raise IllegalCard(f"{code!r} is not a card (ranks A23456789TJQK, suits SHDC)") from None
+        raise IllegalCard(
+            gettext_noop("%(code)r n'est pas une carte (rangs A23456789TJQK, couleurs SHDC)"),
+            code=code,
+        ) from None
 
 
 ONE_PACK: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
@@ -128,8 +138,13 @@ class Composition:
             seen[c] += 1
             if seen[c] > self[c]:
                 raise ForeignCard(
-                    f"{c} appears {seen[c]} times; the pack holds it {self[c]} times",
+                    gettext_noop(
+                        "%(card)s paraît %(seen)s fois ; le jeu la contient %(holds)s fois"
+                    ),
                     where=f"{where}[{index}]",
+                    card=str(c),
+                    seen=seen[c],
+                    holds=self[c],
                 )
 
     def remaining(self, laid: Iterable[Card]) -> Counter[Card]:

@@ -2,20 +2,73 @@
 
 The codes are the replay's vocabulary (REPLAY.md): ``bad_card``, ``bad_pack``, ``bad_reglement``,
 ``bad_stake``; the replay adds ``bad_json``, ``bad_input`` and ``unknown_field``.
+
+Words (STYLE.md 12): an engine's message is a French template marked with ``gettext_noop`` and
+its named parameters, kept apart until someone shows it. The engines import no Django, so they
+translate nothing themselves: the floor renders a refusal in the client's language
+(``casino.i18n.game_message``), and ``message`` (``str()``) renders it in English, the language
+of the replay's contract and of the regulator's command line, from the project's catalog
+(``locale/en/LC_MESSAGES/django.mo``, read with the standard library).
+
+>>> error = IllegalDeal(gettext_noop("%(card)s ne peut pas être posée"), card="KS")
+>>> error.render(lambda template: template)
+'KS ne peut pas être posée'
 """
 
 from __future__ import annotations
 
+import gettext
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+# The project's catalog (README, "Words"): French is the source language, English is translated.
+LOCALE_DIR = Path(__file__).resolve().parents[2] / "locale"
+
+
+def gettext_noop(message: str) -> str:
+    """Mark ``message`` for the catalog without translating it: ``makemessages`` extracts the
+    calls of ``gettext_noop`` (Django's own marker has the same name and does the same)."""
+    return message
+
+
+@cache
+def _english() -> gettext.NullTranslations:
+    return gettext.translation("django", localedir=LOCALE_DIR, languages=["en"], fallback=True)
+
+
+def english(template: str) -> str:
+    """``template`` in English, from the compiled catalog (itself when it has none)."""
+    return _english().gettext(template)
+
 
 class GameError(Exception):
-    """Root of the engines' errors. ``where`` points at the offending input when known."""
+    """Root of the engines' errors. ``where`` points at the offending input when known.
+
+    ``template`` is the message (French, marked with ``gettext_noop``) with ``%(name)s``
+    placeholders filled from ``params``; ``render(translate)`` shows it in a language.
+    """
 
     code = "game_error"
 
-    def __init__(self, message: str, *, where: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, template: str, *, where: str | None = None, **params: object) -> None:
+        super().__init__(template)
+        self.template = template
+        self.params = params
         self.where = where
+
+    def render(self, translate: Callable[[str], str]) -> str:
+        """The message, its template translated by ``translate`` then filled in."""
+        text = translate(self.template)
+        return text % self.params if self.params else text
+
+    @property
+    def message(self) -> str:
+        """In English (the replay's language)."""
+        return self.render(english)
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class IllegalCard(GameError):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Literal
 
-from casino.games.errors import InvalidReglement
+from casino.games.errors import InvalidReglement, gettext_noop
 
 RefaitMode = Literal["prison", "half", "choice"]
 RefaitDefault = Literal["prison", "half"]
@@ -102,10 +102,16 @@ class Reglement:
     def from_json(cls, text: str) -> Reglement:
         data = json.loads(text)
         if not isinstance(data, dict):
-            raise InvalidReglement("a règlement is a JSON object", where="reglement")
+            raise InvalidReglement(
+                gettext_noop("un règlement est un objet JSON"), where="reglement"
+            )
         name = data.pop("name", "custom")
         if not isinstance(name, str):
-            raise InvalidReglement(f"name {name!r} is not a string", where="reglement.name")
+            raise InvalidReglement(
+                gettext_noop("le nom %(name)r n'est pas un texte"),
+                where="reglement.name",
+                name=name,
+            )
         return _build(name, Reglement(), data, where="reglement")
 
 
@@ -203,8 +209,9 @@ def _attribute(name: str) -> str:
     return "face_values" if name == "face_value" else name
 
 
-def _fail(name: str, message: str) -> InvalidReglement:
-    return InvalidReglement(f"{name}: {message}", where=f"reglement.{name}")
+def _fail(name: str, template: str, **params: object) -> InvalidReglement:
+    """The parameter ``name`` refused: ``template`` begins with it (``%(name)s``)."""
+    return InvalidReglement(template, where=f"reglement.{name}", name=name, **params)
 
 
 def _is_int(value: object) -> bool:
@@ -213,27 +220,49 @@ def _is_int(value: object) -> bool:
 
 def _check_int(name: str, value: object, low: int, high: int | None) -> int:
     if not _is_int(value):
-        raise _fail(name, f"{value!r} is not an integer")
+        raise _fail(name, gettext_noop("%(name)s : %(value)r n'est pas un entier"), value=value)
     assert isinstance(value, int)
-    if value < low or (high is not None and value > high):
-        bound = f"{low}..{high}" if high is not None else f">= {low}"
-        raise _fail(name, f"{value} is outside {bound}")
+    if high is not None and not low <= value <= high:
+        raise _fail(
+            name,
+            gettext_noop("%(name)s : %(value)s est hors de %(low)s..%(high)s"),
+            value=value,
+            low=low,
+            high=high,
+        )
+    if value < low:
+        raise _fail(
+            name, gettext_noop("%(name)s : %(value)s n'est pas >= %(low)s"), value=value, low=low
+        )
     return value
 
 
-def _check_keys(name: str, value: object, known: tuple[str, ...], what: str) -> dict[str, Any]:
+def _check_keys(
+    name: str, value: object, known: tuple[str, ...], not_an_object: str
+) -> dict[str, Any]:
+    """An object whose keys are all ``known``; ``not_an_object``: the message when it is none."""
     if not isinstance(value, dict):
-        raise _fail(name, f"{value!r} is not an object ({what})")
+        raise _fail(name, not_an_object, value=value)
     for key in value:
         if key not in known:
-            raise _fail(f"{name}.{key}", f"unknown entry {key!r} (one of {', '.join(known)})")
+            raise _fail(
+                f"{name}.{key}",
+                gettext_noop("%(name)s : entrée inconnue %(key)r (parmi %(known)s)"),
+                key=key,
+                known=", ".join(known),
+            )
     return value
 
 
 def _face_values(value: object) -> tuple[int, int, int]:
     """An integer for J, Q and K alike, or an object naming some of them (the others count 10)."""
     if isinstance(value, dict):
-        faces = _check_keys("face_value", value, ("J", "Q", "K"), "J, Q, K")
+        faces = _check_keys(
+            "face_value",
+            value,
+            ("J", "Q", "K"),
+            gettext_noop("%(name)s : %(value)r n'est pas un objet (J, Q, K)"),
+        )
         return (
             _check_int("face_value.J", faces.get("J", 10), 1, 10),
             _check_int("face_value.Q", faces.get("Q", 10), 1, 10),
@@ -246,10 +275,18 @@ def _face_values(value: object) -> tuple[int, int, int]:
 def _plie_share(value: object) -> Fraction:
     name = "pharao_plie_share"
     if not isinstance(value, str) or not _SHARE.fullmatch(value):
-        raise _fail(name, f"{value!r} is not a fraction like '1/2' (or '0', '1')")
+        raise _fail(
+            name,
+            gettext_noop("%(name)s : %(value)r n'est pas une fraction comme '1/2' (ou '0', '1')"),
+            value=value,
+        )
     p, _, q = value.partition("/")
     if q and (int(q) == 0 or int(p) > int(q)):
-        raise _fail(name, f"{value!r} is not a fraction between 0 and 1")
+        raise _fail(
+            name,
+            gettext_noop("%(name)s : %(value)r n'est pas une fraction entre 0 et 1"),
+            value=value,
+        )
     return Fraction(int(p), int(q or 1))
 
 
@@ -258,38 +295,77 @@ def _marks(value: object) -> dict[str, MarkRow]:
     replacing the whole table; held as mark -> (from, move, riding, protected, gain)."""
     name = "pharao_marks"
     if not isinstance(value, list):
-        raise _fail(name, "a list of rows {mark, from, move, riding, protected}")
+        raise _fail(
+            name,
+            gettext_noop("%(name)s : une liste de rangées {mark, from, move, riding, protected}"),
+        )
     marks: dict[str, MarkRow] = {"simple": DEFAULT_PHARAO_MARKS["simple"]}
     moves: set[tuple[str, str]] = set()
     for index, raw in enumerate(value):
         at = f"{name}[{index}]"
-        row = _check_keys(at, raw, _MARK_KEYS, "a row of the marks table")
+        row = _check_keys(
+            at,
+            raw,
+            _MARK_KEYS,
+            gettext_noop(
+                "%(name)s : %(value)r n'est pas un objet (une rangée de la table des marques)"
+            ),
+        )
         for key in _MARK_KEYS[:5]:
             if key not in row:
-                raise _fail(f"{at}.{key}", "missing")
+                raise _fail(f"{at}.{key}", gettext_noop("%(name)s : manquant"))
         mark = row["mark"]
         if not isinstance(mark, str) or not mark or mark == "simple" or mark in marks:
-            raise _fail(f"{at}.mark", f"{mark!r} is not a new mark's name (unique, not simple)")
+            raise _fail(
+                f"{at}.mark",
+                gettext_noop(
+                    "%(name)s : %(mark)r n'est pas le nom d'une nouvelle marque (unique, pas simple)"
+                ),
+                mark=mark,
+            )
         source = row["from"]
         if not isinstance(source, str) or source not in marks:
-            raise _fail(f"{at}.from", f"{source!r} is not simple or an earlier row")
+            raise _fail(
+                f"{at}.from",
+                gettext_noop("%(name)s : %(source)r n'est ni simple ni une rangée précédente"),
+                source=source,
+            )
         move = row["move"]
         if move not in ("appe", "paroli"):
-            raise _fail(f"{at}.move", f"{move!r} is not appe or paroli")
+            raise _fail(
+                f"{at}.move", gettext_noop("%(name)s : %(move)r n'est ni appe ni paroli"), move=move
+            )
         if (source, move) in moves:
-            raise _fail(f"{at}.move", f"a second {move} from {source}")
+            raise _fail(
+                f"{at}.move",
+                gettext_noop("%(name)s : un second %(move)s depuis %(source)s"),
+                move=move,
+                source=source,
+            )
         riding = _check_int(f"{at}.riding", row["riding"], 1, None)
         protected = _check_int(f"{at}.protected", row["protected"], 0, None)
         _, _, riding_from, protected_from, gain_from = marks[source]
         if riding + protected != 2 * riding_from + protected_from:
             raise _fail(
                 f"{at}.riding",
-                f"riding {riding} + protected {protected} is not what stands after a win at "
-                f"{source} ({2 * riding_from + protected_from})",
+                gettext_noop(
+                    "%(name)s : riding %(riding)s + protected %(protected)s n'est pas ce qui reste "
+                    "après un gain à %(source)s (%(stands)s)"
+                ),
+                riding=riding,
+                protected=protected,
+                source=source,
+                stands=2 * riding_from + protected_from,
             )
         gain = gain_from + riding
         if "gain" in row and _check_int(f"{at}.gain", row["gain"], 1, None) != gain:
-            raise _fail(f"{at}.gain", f"{row['gain']} is not gain({source}) + riding = {gain}")
+            raise _fail(
+                f"{at}.gain",
+                gettext_noop("%(name)s : %(given)s n'est pas gain(%(source)s) + riding = %(gain)s"),
+                given=row["gain"],
+                source=source,
+                gain=gain,
+            )
         moves.add((source, move))
         marks[mark] = (source, move, riding, protected, gain)
     return marks
@@ -301,11 +377,18 @@ def _parse(name: str, value: Any, base: Reglement) -> Any:
         return _face_values(value)
     if name in _CHOICES:
         if value not in _CHOICES[name]:
-            raise _fail(name, f"{value!r} is not one of {', '.join(_CHOICES[name])}")
+            raise _fail(
+                name,
+                gettext_noop("%(name)s : %(value)r n'est pas l'une des valeurs %(choices)s"),
+                value=value,
+                choices=", ".join(_CHOICES[name]),
+            )
         return value
     if name in _BOOLS:
         if not isinstance(value, bool):
-            raise _fail(name, f"{value!r} is not true or false")
+            raise _fail(
+                name, gettext_noop("%(name)s : %(value)r n'est ni true ni false"), value=value
+            )
         return value
     if name in _INTS:
         return _check_int(name, value, *_INTS[name])
@@ -316,7 +399,12 @@ def _parse(name: str, value: Any, base: Reglement) -> Any:
     if name == "pharao_marks":
         return _marks(value)
     # An override of a table may name only some of its keys; the rest keep the base's.
-    table = _check_keys(name, value, tuple(_TABLES[name]), "integers >= 0")
+    table = _check_keys(
+        name,
+        value,
+        tuple(_TABLES[name]),
+        gettext_noop("%(name)s : %(value)r n'est pas un objet (des entiers >= 0)"),
+    )
     for key, amount in table.items():
         _check_int(f"{name}.{key}", amount, 0, None)
     return {**getattr(base, name), **table}
@@ -352,12 +440,25 @@ def _validate(r: Reglement) -> None:
         try:
             text_form = _dump(name, getattr(r, _attribute(name)))
         except (TypeError, ValueError, AttributeError):
-            raise _fail(name, f"{getattr(r, _attribute(name))!r} is malformed") from None
+            raise _fail(
+                name,
+                gettext_noop("%(name)s : %(value)r est mal formé"),
+                value=getattr(r, _attribute(name)),
+            ) from None
         _parse(name, text_form, r)
         if name in _TABLES and set(getattr(r, name)) != set(_TABLES[name]):
-            raise _fail(name, f"needs exactly the keys {', '.join(_TABLES[name])}")
+            raise _fail(
+                name,
+                gettext_noop("%(name)s : il faut exactement les clés %(keys)s"),
+                keys=", ".join(_TABLES[name]),
+            )
     if r.min_stake is not None and r.max_stake is not None and r.max_stake < r.min_stake:
-        raise _fail("max_stake", f"{r.max_stake} is below min_stake {r.min_stake}")
+        raise _fail(
+            "max_stake",
+            gettext_noop("%(name)s : %(maximum)s est sous min_stake %(minimum)s"),
+            maximum=r.max_stake,
+            minimum=r.min_stake,
+        )
     if (
         r.max_stake_ratio is not None
         and r.min_stake is not None
@@ -366,10 +467,18 @@ def _validate(r: Reglement) -> None:
     ):
         raise _fail(
             "max_stake",
-            f"{r.max_stake} exceeds max_stake_ratio {r.max_stake_ratio} x min_stake {r.min_stake}",
+            gettext_noop(
+                "%(name)s : %(maximum)s dépasse max_stake_ratio %(ratio)s x min_stake %(minimum)s"
+            ),
+            maximum=r.max_stake,
+            ratio=r.max_stake_ratio,
+            minimum=r.min_stake,
         )
     if r.end_rule == "cut_card" and r.cut_card_from_end is None:
-        raise _fail("cut_card_from_end", "the cut-card rule needs a position (1..52)")
+        raise _fail(
+            "cut_card_from_end",
+            gettext_noop("%(name)s : la règle de la carte de coupe demande une position (1..52)"),
+        )
 
 
 def _build(name: str, base: Reglement, overrides: dict[str, Any], *, where: str) -> Reglement:
@@ -378,7 +487,7 @@ def _build(name: str, base: Reglement, overrides: dict[str, Any], *, where: str)
         return replace(base, name=name, **_changes(base, overrides))
     except InvalidReglement as exc:
         inner = (exc.where or "reglement").removeprefix("reglement")
-        raise InvalidReglement(exc.message, where=f"{where}{inner}") from None
+        raise InvalidReglement(exc.template, where=f"{where}{inner}", **exc.params) from None
 
 
 def _changes(base: Reglement, overrides: dict[str, Any]) -> dict[str, Any]:
@@ -386,7 +495,11 @@ def _changes(base: Reglement, overrides: dict[str, Any]) -> dict[str, Any]:
     are checked after, when the règlement is built)."""
     for key in overrides:
         if key not in PARAMETERS:
-            raise InvalidReglement(f"unknown règlement parameter {key!r}", where=f"reglement.{key}")
+            raise InvalidReglement(
+                gettext_noop("paramètre de règlement inconnu %(key)r"),
+                where=f"reglement.{key}",
+                key=key,
+            )
     return {
         _attribute(name): _parse(name, overrides[name], base)
         for name in PARAMETERS
@@ -402,14 +515,20 @@ def reglement(spec: str | dict[str, Any] | Reglement) -> Reglement:
     if isinstance(spec, str):
         return _preset(spec, where="reglement")
     if not isinstance(spec, dict):
-        raise InvalidReglement('a preset name or {"preset", "overrides"}', where="reglement")
+        raise InvalidReglement(
+            gettext_noop('un nom de préréglage ou {"preset", "overrides"}'), where="reglement"
+        )
     for key in spec:
         if key not in ("preset", "overrides"):
-            raise InvalidReglement(f"unknown field {key!r}", where=f"reglement.{key}")
+            raise InvalidReglement(
+                gettext_noop("champ inconnu %(key)r"), where=f"reglement.{key}", key=key
+            )
     base = _preset(spec.get("preset", "baden-1854"), where="reglement.preset")
     overrides = spec.get("overrides", {})
     if not isinstance(overrides, dict):
-        raise InvalidReglement("overrides is an object of parameters", where="reglement.overrides")
+        raise InvalidReglement(
+            gettext_noop("overrides est un objet de paramètres"), where="reglement.overrides"
+        )
     return _build(
         f"{base.name}+overrides" if overrides else base.name,
         base,
@@ -421,6 +540,9 @@ def reglement(spec: str | dict[str, Any] | Reglement) -> Reglement:
 def _preset(name: object, *, where: str) -> Reglement:
     if not isinstance(name, str) or name not in PRESETS:
         raise InvalidReglement(
-            f"unknown preset {name!r} (one of {', '.join(PRESETS)})", where=where
+            gettext_noop("préréglage inconnu %(preset)r (parmi %(presets)s)"),
+            where=where,
+            preset=name,
+            presets=", ".join(PRESETS),
         )
     return _build(name, Reglement(), PRESETS[name], where=where)

@@ -72,6 +72,13 @@ def _fail(code: str, message: str, where: str | None) -> ReplayError:
     return error
 
 
+def _from_engine(code: str, exc: GameError, where: str | None) -> ReplayError:
+    """An engine's refusal under the replay's code, its words kept (shown in English)."""
+    error = ReplayError(exc.template, where=where or None, **exc.params)
+    error.code = code
+    return error
+
+
 def _at(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
@@ -200,7 +207,7 @@ def _rules(value: Any) -> Reglement:
     try:
         return reglement(value)
     except GameError as exc:
-        raise _fail("bad_reglement", exc.message, exc.where or "reglement") from None
+        raise _from_engine("bad_reglement", exc, exc.where or "reglement") from None
 
 
 def _cards(value: Any) -> list[Card]:
@@ -212,11 +219,11 @@ def _cards(value: Any) -> list[Card]:
         try:
             cards.append(card(code))
         except GameError as exc:
-            raise _fail("bad_card", exc.message, f"cards[{index}]") from None
+            raise _from_engine("bad_card", exc, f"cards[{index}]") from None
     try:
         SIXAIN.check_contains(cards)
     except GameError as exc:
-        raise _fail("bad_pack", exc.message, exc.where or "cards") from None
+        raise _from_engine("bad_pack", exc, exc.where or "cards") from None
     return cards
 
 
@@ -279,7 +286,7 @@ def _stakes(value: Any, rules: Reglement, reached: int, taken: set[str]) -> list
         try:
             check_stake(stake, rules)
         except GameError as exc:
-            raise _fail("bad_stake", exc.message, f"{where}.{exc.where or 'amount'}") from None
+            raise _from_engine("bad_stake", exc, f"{where}.{exc.where or 'amount'}") from None
         stakes.append((coup, stake))
     return stakes
 

@@ -21,7 +21,7 @@ from enum import Enum
 from typing import Literal
 
 from casino.games.cards import SIXAIN, Card, Colour, Composition, Rank, card
-from casino.games.errors import IllegalDeal, StakeRefused
+from casino.games.errors import IllegalDeal, StakeRefused, gettext_noop
 from casino.games.money import bank_half, insurance_premium
 from casino.games.reglement import Reglement
 
@@ -230,8 +230,13 @@ class CoupDeal:
         row = self.next_row
         if row is None:
             raise IllegalDeal(
-                f"both rows are closed ({self.noir.total}, {self.rouge.total}); "
-                f"{c} cannot be laid in this coup"
+                gettext_noop(
+                    "les deux rangées sont fermées (%(noir)s, %(rouge)s) ; %(card)s ne peut "
+                    "pas être posée dans ce coup"
+                ),
+                noir=self.noir.total,
+                rouge=self.rouge.total,
+                card=str(c),
             )
         value = points(c, self.reglement)
         if row == "noir":
@@ -292,29 +297,43 @@ def check_stake(stake: Stake, reglement: Reglement) -> None:
     """Refuse a stake the règlement does not accept (1.2.1, 1.5)."""
     if not isinstance(stake.amount, int) or isinstance(stake.amount, bool) or stake.amount <= 0:
         raise StakeRefused(
-            f"stake {stake.id}: amount {stake.amount!r} is not a positive integer", where="amount"
+            gettext_noop("mise %(stake)s : le montant %(amount)r n'est pas un entier positif"),
+            where="amount",
+            stake=stake.id,
+            amount=stake.amount,
         )
     if reglement.min_stake is not None and stake.amount < reglement.min_stake:
         raise StakeRefused(
-            f"stake {stake.id}: {stake.amount} is below the table minimum {reglement.min_stake}",
+            gettext_noop("mise %(stake)s : %(amount)s est sous le minimum de la table %(minimum)s"),
             where="amount",
+            stake=stake.id,
+            amount=stake.amount,
+            minimum=reglement.min_stake,
         )
     if reglement.max_stake is not None and stake.amount > reglement.max_stake:
         raise StakeRefused(
-            f"stake {stake.id}: {stake.amount} is above the table maximum {reglement.max_stake}",
+            gettext_noop("mise %(stake)s : %(amount)s dépasse le maximum de la table %(maximum)s"),
             where="amount",
+            stake=stake.id,
+            amount=stake.amount,
+            maximum=reglement.max_stake,
         )
     if stake.insured:
         if not reglement.insurance:
             raise StakeRefused(
-                f"stake {stake.id}: the règlement {reglement.name} has no insurance",
+                gettext_noop("mise %(stake)s : le règlement %(reglement)s n'a pas d'assurance"),
                 where="insured",
+                stake=stake.id,
+                reglement=reglement.name,
             )
         if stake.amount < reglement.insurance_min_stake:
             raise StakeRefused(
-                f"stake {stake.id}: insurance needs a stake of at least "
-                f"{reglement.insurance_min_stake}",
+                gettext_noop(
+                    "mise %(stake)s : l'assurance demande une mise d'au moins %(minimum)s"
+                ),
                 where="insured",
+                stake=stake.id,
+                minimum=reglement.insurance_min_stake,
             )
 
 

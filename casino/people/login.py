@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.db.models import Max
+from django.utils.translation import gettext as _
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from casino import clock
@@ -21,10 +22,13 @@ from casino.people.errors import InvalidCredentials, SecondFactorRequired, TooMa
 from casino.people.models import LoginAttempt
 from casino.people.services import needs_second_factor
 
-WRONG = (
-    "the username, password or TOTP code is wrong "
-    "(the TOTP code is asked of the roles that sign, decide or oversee)"
-)
+
+def _wrong() -> str:
+    """One message for any wrong credential: it does not say which one was wrong."""
+    return _(
+        "le nom d'utilisateur, le mot de passe ou le code TOTP est faux (le code TOTP est demandé "
+        "aux rôles qui signent, décident ou contrôlent)"
+    )
 
 
 def _failures(username: str, ip: str | None) -> int:
@@ -44,26 +48,33 @@ def login_check(*, username: str, password: str, otp: str, ip: str | None, where
     """The user these credentials open, with ``user.otp_device`` set when a code was checked."""
     if _failures(username, ip) >= settings.LOGIN_FAILURE_LIMIT:
         raise TooManyAttempts(
-            f"too many failed logins for {username!r} from this address: try again in "
-            f"{settings.LOGIN_LOCKOUT_MINUTES} minutes",
+            _(
+                "trop de connexions manquées pour %(username)r depuis cette adresse : réessayez "
+                "dans %(minutes)s minutes"
+            )
+            % {"username": username, "minutes": settings.LOGIN_LOCKOUT_MINUTES},
             where="username",
         )
     user = authenticate(username=username, password=password)
     if user is None:
         _record(username, ip, False, where)
-        raise InvalidCredentials(WRONG, where="password")
+        raise InvalidCredentials(_wrong(), where="password")
     if needs_second_factor(user):
         device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
         if device is None:
             # Only someone who knows the password learns this; it is not a failed guess.
             raise SecondFactorRequired(
-                f"{username}'s roles require a second factor and none is enrolled: use your "
-                "setup code at /account/setup/ (ask your manager for one)",
+                _(
+                    "les rôles de %(username)s demandent un second facteur et aucun n'est "
+                    "enregistré : utilisez votre code d'installation sur /account/setup/ "
+                    "(demandez-en un à votre responsable)"
+                )
+                % {"username": username},
                 where="otp",
             )
         if not otp or not device.verify_token(otp.strip()):
             _record(username, ip, False, where)
-            raise InvalidCredentials(WRONG, where="otp")
+            raise InvalidCredentials(_wrong(), where="otp")
         user.otp_device = device  # type: ignore[attr-defined]  # django_otp.login() keeps it
     _record(username, ip, True, where)
     return user  # type: ignore[return-value]

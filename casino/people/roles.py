@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from casino.errors import SegregationViolation
 
 
@@ -87,7 +89,9 @@ def check_compatible(roles: Iterable[Role | str]) -> None:
         for b in held[i + 1 :]:
             if frozenset({a, b}) in INCOMPATIBLE:
                 raise SegregationViolation(
-                    f"{a.value} and {b.value} may not be held by one person", where="roles"
+                    _("%(first)s et %(second)s ne peuvent pas être tenus par une même personne")
+                    % {"first": a.value, "second": b.value},
+                    where="roles",
                 )
 
 
@@ -118,6 +122,7 @@ _VIEW_ALL = (
     "shoes.view_cardlaid",
     "shoes.view_registervisa",
     "shoes.view_reconciliation",
+    "shoes.view_taloncount",
     "floor.view_duty",
     "disputes.view_dispute",
     "disputes.view_disputestep",
@@ -133,6 +138,7 @@ _PACKS = (
     "shoes.view_pack",
     "shoes.view_packevent",
     "shoes.view_sealverification",
+    "shoes.view_taloncount",
     "floor.view_table",
     "floor.view_shift",
     "floor.view_postedreglement",

@@ -28,12 +28,14 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group, U
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 from django_otp.oath import TOTP
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from audit.chain import audit_record
 from casino import clock
 from casino.errors import Conflict, NotFound, RoleRequired
+from casino.i18n import either
 from casino.people.errors import PasswordRefused, SecondFactorRequired, SetupCodeInvalid
 from casino.people.models import ApiToken, SetupCode, StaffProfile
 from casino.people.roles import OUTSIDE_ROLES, SECOND_FACTOR_ROLES, Role, check_compatible
@@ -78,9 +80,14 @@ def needs_second_factor(user: User) -> bool:
 def require_role(user: Actor | None, *allowed: Role, act: str) -> None:
     """Refuse the act unless the user holds one of ``allowed``. Superuser status grants no role."""
     if not roles_of(user) & set(allowed):
-        who = getattr(user, "username", None) or "anonymous"
-        wanted = " or ".join(r.value for r in allowed)
-        raise RoleRequired(f"{act} requires the role {wanted}; {who} does not hold it")
+        raise RoleRequired(
+            _("%(act)s : il faut le rôle %(roles)s ; %(who)s ne l'a pas")
+            % {
+                "act": act,
+                "roles": either(r.value for r in allowed),
+                "who": getattr(user, "username", None) or _("anonyme"),
+            }
+        )
 
 
 def _employer(user: User) -> str:
@@ -91,12 +98,20 @@ def _employer(user: User) -> str:
 def _refuse_superusers(actor: Actor, user: User | None, act: str) -> None:
     if getattr(actor, "is_superuser", False):
         raise RoleRequired(
-            f"{act}: a superuser is for maintenance, holds no role and manages nobody",
+            _(
+                "%(act)s : un superutilisateur sert à la maintenance, n'a aucun rôle et ne gère "
+                "personne"
+            )
+            % {"act": act},
             where="actor",
         )
     if user is not None and user.is_superuser:
         raise RoleRequired(
-            f"{act}: {user.username} is a superuser (maintenance): no role, managed on the server",
+            _(
+                "%(act)s : %(user)s est un superutilisateur (maintenance) : aucun rôle, géré sur "
+                "le serveur"
+            )
+            % {"act": act, "user": user.username},
             where="user",
         )
 
@@ -105,7 +120,9 @@ def _require_manager(actor: Actor, user: User, act: str, *, director_may_suspend
     """The actor may act on ``user``'s account: see the module's docstring."""
     _refuse_superusers(actor, user, act)
     if getattr(actor, "pk", None) == user.pk:
-        raise RoleRequired(f"{act}: nobody acts on their own account", where="user")
+        raise RoleRequired(
+            _("%(act)s : personne n'agit sur son propre compte") % {"act": act}, where="user"
+        )
     body_role = BODY_ROLE.get(_employer(user))  # type: ignore[call-overload]
     if body_role is not None:
         allowed = (body_role, Role.DIRECTEUR) if director_may_suspend else (body_role,)
@@ -113,13 +130,17 @@ def _require_manager(actor: Actor, user: User, act: str, *, director_may_suspend
         allowed = (Role.DIRECTEUR, Role.COMITE)
     else:
         allowed = (Role.DIRECTEUR,)
-    require_role(actor, *allowed, act=f"{act} for {user.username}")
+    require_role(
+        actor, *allowed, act=_("%(act)s pour %(user)s") % {"act": act, "user": user.username}
+    )
 
 
 def _person(username: str) -> User:
     user = User.objects.filter(username=username).first()
     if user is None:
-        raise NotFound(f"nobody is called {username!r}", where="username")
+        raise NotFound(
+            _("personne ne s'appelle %(username)r") % {"username": username}, where="username"
+        )
     return user
 
 
@@ -185,7 +206,10 @@ def _create(
     elif Role.INSPECTEUR in roles:
         employer = StaffProfile.Employer.REGULATOR
     if User.objects.filter(username=username).exists():
-        raise Conflict(f"the username {username!r} is taken", where="username")
+        raise Conflict(
+            _("le nom d'utilisateur %(username)r est pris") % {"username": username},
+            where="username",
+        )
     # Outsiders wait for their own body (bootstrap, actor None, is that body's first act).
     active = employer == StaffProfile.Employer.CASINO or actor is None
     user = User.objects.create_user(
@@ -222,8 +246,8 @@ def staff_create(
 ) -> User:
     """Open an account, with no password. Casino staff are active and need a setup code
     (``staff_issue_setup_code``); a commissaire or inspecteur waits for their body's activation."""
-    _refuse_superusers(actor, None, "opening an account")
-    require_role(actor, Role.DIRECTEUR, act="opening an account")
+    _refuse_superusers(actor, None, _("ouvrir un compte"))
+    require_role(actor, Role.DIRECTEUR, act=_("ouvrir un compte"))
     wanted = sorted(set(roles))
     check_compatible(wanted)
     return _create(
@@ -237,20 +261,26 @@ def staff_create(
 
 @transaction.atomic
 def staff_set_roles(*, actor: Actor, user: User, roles: Iterable[Role]) -> None:
-    _refuse_superusers(actor, user, "changing roles")
-    require_role(actor, Role.DIRECTEUR, act="changing roles")
+    _refuse_superusers(actor, user, _("changer des rôles"))
+    require_role(actor, Role.DIRECTEUR, act=_("changer des rôles"))
     wanted = sorted(set(roles))
     check_compatible(wanted)
     if user.pk == getattr(actor, "pk", None):
-        raise RoleRequired("nobody changes their own roles", where="roles")
+        raise RoleRequired(_("personne ne change ses propres rôles"), where="roles")
     if _employer(user) != StaffProfile.Employer.CASINO:
         raise RoleRequired(
-            f"{user.username} is not casino staff: their body's accounts keep the role they were "
-            "opened with (suspend them instead)",
+            _(
+                "%(user)s n'est pas du personnel du casino : les comptes de son corps gardent le "
+                "rôle avec lequel ils ont été ouverts (suspendez-le plutôt)"
+            )
+            % {"user": user.username},
             where="user",
         )
     if set(wanted) & OUTSIDE_ROLES:
-        raise RoleRequired("the commissioner and regulators are not casino staff", where="roles")
+        raise RoleRequired(
+            _("le commissaire et les inspecteurs ne sont pas du personnel du casino"),
+            where="roles",
+        )
     before = sorted(held_roles(user))
     if before == wanted:
         return
@@ -267,11 +297,16 @@ def staff_set_roles(*, actor: Actor, user: User, roles: Iterable[Role]) -> None:
 @transaction.atomic
 def staff_issue_setup_code(*, actor: Actor, user: User) -> str:
     """A new setup code for an active account that has no password yet (the last one expired)."""
-    _require_manager(actor, user, "issuing a setup code")
+    _require_manager(actor, user, _("délivrer un code d'installation"))
     if not user.is_active:
-        raise Conflict(f"{user.username} is inactive: activate the account", where="user")
+        raise Conflict(
+            _("%(user)s est inactif : activez le compte") % {"user": user.username}, where="user"
+        )
     if user.has_usable_password():
-        raise Conflict(f"{user.username} has credentials: reset them first", where="user")
+        raise Conflict(
+            _("%(user)s a des identifiants : réinitialisez-les d'abord") % {"user": user.username},
+            where="user",
+        )
     code, row = _issue_code(issuer=actor, user=user)
     audit_record(
         actor=actor,
@@ -285,9 +320,9 @@ def staff_issue_setup_code(*, actor: Actor, user: User) -> str:
 @transaction.atomic
 def staff_activate(*, actor: Actor, user: User) -> str | None:
     """Let the account in again. One with no password yet gets a setup code, returned once."""
-    _require_manager(actor, user, "activating an account")
+    _require_manager(actor, user, _("activer un compte"))
     if user.is_active:
-        raise Conflict(f"{user.username} is already active", where="user")
+        raise Conflict(_("%(user)s est déjà actif") % {"user": user.username}, where="user")
     user.is_active = True
     user.save(update_fields=["is_active"])
     code = None
@@ -305,11 +340,11 @@ def staff_activate(*, actor: Actor, user: User) -> str | None:
 @transaction.atomic
 def staff_deactivate(*, actor: Actor, user: User, reason: str) -> None:
     """Close the door: no login, no token; the person stays on record."""
-    _require_manager(actor, user, "deactivating an account", director_may_suspend=True)
+    _require_manager(actor, user, _("désactiver un compte"), director_may_suspend=True)
     if not reason.strip():
-        raise Conflict("say why the account is deactivated", where="reason")
+        raise Conflict(_("dites pourquoi le compte est désactivé"), where="reason")
     if not user.is_active:
-        raise Conflict(f"{user.username} is already inactive", where="user")
+        raise Conflict(_("%(user)s est déjà inactif") % {"user": user.username}, where="user")
     user.is_active = False
     user.save(update_fields=["is_active"])
     _withdraw_codes(user)
@@ -326,7 +361,7 @@ def staff_deactivate(*, actor: Actor, user: User, reason: str) -> None:
 def staff_reset_credentials(*, actor: Actor, user: User) -> str | None:
     """Password, second factor and tokens are gone. Casino staff get a setup code from the actor
     (returned once); a commissaire or inspecteur becomes inactive until their body activates them."""
-    _require_manager(actor, user, "resetting credentials", director_may_suspend=True)
+    _require_manager(actor, user, _("réinitialiser des identifiants"), director_may_suspend=True)
     _close_credentials(user, reason="credentials reset")
     code = None
     if _employer(user) != StaffProfile.Employer.CASINO:
@@ -348,9 +383,9 @@ def staff_change_profile(
     *, actor: Actor, user: User, full_name: str, licence_number: str
 ) -> StaffProfile:
     """Name and licence only: the employer follows from the roles at creation, for good."""
-    _require_manager(actor, user, "changing a profile")
+    _require_manager(actor, user, _("changer un profil"))
     if not full_name.strip():
-        raise Conflict("a person has a name", where="full_name")
+        raise Conflict(_("une personne a un nom"), where="full_name")
     profile = StaffProfile.objects.select_for_update().get(user=user)
     before = {"full_name": profile.full_name, "licence_number": profile.licence_number}
     after = {"full_name": full_name.strip(), "licence_number": licence_number.strip()}
@@ -413,8 +448,10 @@ def setup_code_holder(*, username: str, code: str) -> User:
     )
     if row is None or not user.is_active:  # type: ignore[union-attr]
         raise SetupCodeInvalid(
-            "this username and setup code do not match a live code (used, expired or withdrawn?); "
-            "ask for a new one",
+            _(
+                "ce nom d'utilisateur et ce code d'installation ne correspondent à aucun code "
+                "valable (utilisé, expiré ou retiré ?) ; demandez-en un nouveau"
+            ),
             where="code",
         )
     return user  # type: ignore[return-value]
@@ -434,21 +471,25 @@ def account_setup(
     user = setup_code_holder(username=username, code=code)
     row = SetupCode.objects.select_for_update().get(code_hash=_code_hash(code))
     if row.used_at is not None or row.withdrawn_at is not None:  # spent by a concurrent request
-        raise SetupCodeInvalid("this setup code was just used", where="code")
+        raise SetupCodeInvalid(_("ce code d'installation vient d'être utilisé"), where="code")
     _password_checked(password, user)
     second_factor = needs_second_factor(user)
     step = None
     if second_factor:
         if not totp_key or not otp_token:
             raise SecondFactorRequired(
-                f"{username}'s roles require a second factor: enrol the TOTP device and give "
-                "its first code",
+                _(
+                    "les rôles de %(username)s demandent un second facteur : enregistrez "
+                    "l'appareil TOTP et donnez son premier code"
+                )
+                % {"username": username},
                 where="otp",
             )
         step = _totp_step(totp_key, otp_token)
         if step is None:
             raise SecondFactorRequired(
-                f"the code {otp_token!r} is not the device's current code", where="otp"
+                _("le code %(code)r n'est pas le code actuel de l'appareil") % {"code": otp_token},
+                where="otp",
             )
     TOTPDevice.objects.filter(user=user).delete()
     if step is not None:
@@ -475,7 +516,7 @@ def account_setup(
 def account_password_change(*, user: User, old_password: str, new_password: str) -> None:
     """One's own password, knowing the old one; every API token of the person dies with it."""
     if not user.check_password(old_password):
-        raise PasswordRefused("the current password is wrong", where="old_password")
+        raise PasswordRefused(_("le mot de passe actuel est faux"), where="old_password")
     _password_checked(new_password, user)
     user.set_password(new_password)
     user.save(update_fields=["password"])
@@ -504,9 +545,11 @@ def people_bootstrap(
     taken = Group.objects.filter(name__in=[r.value for r in first], user__isnull=False)
     if taken.exists():
         raise Conflict(
-            "the house is already set up: "
-            + ", ".join(sorted(set(taken.values_list("name", flat=True))))
-            + " held; people are managed by the director and their bodies",
+            _(
+                "la maison est déjà installée : %(roles)s attribués ; les personnes sont gérées "
+                "par le directeur et par leurs corps"
+            )
+            % {"roles": ", ".join(sorted(set(taken.values_list("name", flat=True))))},
             where="bootstrap",
         )
     codes = {}
@@ -529,7 +572,11 @@ def maintenance_setup_code(*, username: str) -> str:
     user = _person(username)
     if not user.is_superuser or held_roles(user):
         raise RoleRequired(
-            f"{username} is not a superuser without roles: people get codes from their managers",
+            _(
+                "%(username)s n'est pas un superutilisateur sans rôle : les personnes reçoivent "
+                "leurs codes de ceux qui les gèrent"
+            )
+            % {"username": username},
             where="username",
         )
     code, row = _issue_code(issuer=None, user=user)

@@ -54,8 +54,3 @@ def token_revoke(*, user: User, token: ApiToken, reason: str = "logout") -> None
             subject=user,
             payload={"prefix": token.prefix, "reason": reason},
         )
-
-
-def tokens_of(user: User) -> list[ApiToken]:
-    """The caller's own tokens, newest first. Nobody lists anyone else's."""
-    return list(ApiToken.objects.filter(user=user).order_by("-created_at", "-pk"))

@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -43,7 +44,7 @@ def account_setup_view(request: HttpRequest) -> HttpResponse:
     if request.POST.get("step") == "2" and pending:
         password = request.POST.get("password1", "")
         if password != request.POST.get("password2", ""):
-            return _step2(request, pending, ["les deux mots de passe diffèrent / passwords differ"])
+            return _step2(request, pending, [_("les deux mots de passe diffèrent")])
         try:
             account_setup(
                 username=pending["username"],

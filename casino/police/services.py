@@ -7,6 +7,7 @@ import datetime as dt
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
 from audit.models import Anomaly, Severity
@@ -34,17 +35,21 @@ def observation_record(
     table_number: int | None = None,
 ) -> Observation:
     """The commissioner writes a visit in the register: the checks made, any injunction."""
-    require_role(actor, Role.COMMISSAIRE, act="writing in the police register")
+    require_role(actor, Role.COMMISSAIRE, act=_("écrire au registre de police"))
     now = clock.now()
     if visited_at > now:
-        raise InvalidObservation("a visit is recorded after it happened", where="visited_at")
+        raise InvalidObservation(
+            _("une visite est enregistrée après avoir eu lieu"), where="visited_at"
+        )
     if not checks.strip():
-        raise InvalidObservation("say what was checked", where="checks")
+        raise InvalidObservation(_("dites ce qui a été contrôlé"), where="checks")
     table = None
     if table_number is not None:
         table = Table.objects.filter(number=table_number).first()
         if table is None:
-            raise NotFound(f"table {table_number} does not exist", where="table")
+            raise NotFound(
+                _("la table %(table)s n'existe pas") % {"table": table_number}, where="table"
+            )
     observation = Observation.objects.create(
         commissioner=actor,
         visited_at=visited_at,
@@ -72,18 +77,24 @@ def observation_record(
 @transaction.atomic
 def follow_up_record(*, actor: Any, observation_id: int, action: str) -> FollowUp:
     """The director records what the house did about an observation."""
-    require_role(actor, Role.DIRECTEUR, act="recording the follow-up of a police observation")
+    require_role(
+        actor, Role.DIRECTEUR, act=_("enregistrer la suite donnée à une observation de police")
+    )
     try:
         lock_name(f"observation:{observation_id}")  # one follow-up at a time per observation
         observation = Observation.objects.get(pk=observation_id)
     except Observation.DoesNotExist:
         raise NotFound(
-            f"observation {observation_id} does not exist", where="observation"
+            _("l'observation %(observation)s n'existe pas") % {"observation": observation_id},
+            where="observation",
         ) from None
     if FollowUp.objects.filter(observation=observation).exists():
-        raise Conflict(f"{observation} already has its follow-up", where="observation")
+        raise Conflict(
+            _("%(observation)s a déjà sa suite") % {"observation": observation},
+            where="observation",
+        )
     if not action.strip():
-        raise InvalidObservation("say what was done", where="action")
+        raise InvalidObservation(_("dites ce qui a été fait"), where="action")
     now = clock.now()
     follow_up = FollowUp.objects.create(
         observation=observation, director=actor, at=now, action=action.strip()

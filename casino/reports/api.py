@@ -1,26 +1,29 @@
-"""Reports over the API, for regulators' tools: the list, the signed PDF, the export."""
+"""Reports over the API, for regulators' tools: every version of every report, the signed PDF,
+the export."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.http import FileResponse, HttpResponse
+from django.urls import path
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import generics, serializers
+from rest_framework import serializers
 from rest_framework.request import Request
 
-from casino.api.permissions import OVERSIGHT, HoldsRole
-from casino.errors import NotFound
-from casino.people.roles import Role
+from casino.api.permissions import PIT
+from casino.api.resources import Collection, Filters, Item
+from casino.api.serializers import reference
+from casino.errors import Conflict
 from casino.reports.export import export_zip
 from casino.reports.models import Report
 
-REPORT_READERS = (*OVERSIGHT, Role.CHEF_DE_PARTIE)
-
 
 class ReportSerializer(serializers.ModelSerializer[Report]):
-    status = serializers.CharField()
+    status = serializers.CharField(help_text="pending, rendered or failed")
 
     class Meta:
         model = Report
@@ -43,54 +46,69 @@ class ReportSerializer(serializers.ModelSerializer[Report]):
         ]
 
 
-class ReportList(generics.ListAPIView[Report]):
-    """Every version of every report, newest first: ``?shift=ID``, ``?day=YYYY-MM-DD``."""
+class ReportFilters(Filters):
+    shift = reference(required=False)
+    day = serializers.DateField(required=False)
+    kind = serializers.ChoiceField(choices=Report.Kind.choices, required=False)
+
+
+REPORTS = Report.objects.select_related("outbox")
+
+
+class ReportList(Collection):
+    """Every version of every report, oldest first."""
 
     serializer_class = ReportSerializer
-    permission_classes = [HoldsRole]
-    read_roles = REPORT_READERS
-
-    def get_queryset(self) -> Any:
-        found = Report.objects.select_related("outbox")
-        for name in ("shift", "day"):
-            value = self.request.query_params.get(name)
-            if value:
-                found = found.filter(**{name: value})
-        return found
+    read_roles = PIT
+    sees_all = PIT
+    queryset = REPORTS
+    filters = ReportFilters
 
 
-class _ReportFile(generics.GenericAPIView[Report]):
-    permission_classes = [HoldsRole]
-    read_roles = REPORT_READERS
-    queryset = Report.objects.all()
-
-    def report(self) -> Report:
-        try:
-            return Report.objects.get(pk=self.kwargs["pk"])
-        except Report.DoesNotExist:
-            raise NotFound(f"report {self.kwargs['pk']} does not exist", where="report") from None
+class ReportDetail(Item):
+    serializer_class = ReportSerializer
+    read_roles = PIT
+    sees_all = PIT
+    queryset = REPORTS
+    noun = gettext_lazy("le rapport")
 
 
-class ReportPdf(_ReportFile):
-    """The signed PDF (404 until the worker has rendered it)."""
+class ReportPdf(ReportDetail):
+    """The signed PDF (409 ``not_rendered`` until the worker has signed it)."""
 
     @extend_schema(responses={(200, "application/pdf"): OpenApiTypes.BINARY})
-    def get(self, request: Request, pk: int) -> HttpResponse:
-        report = self.report()
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
+        report = self.get_object()
         if report.rendered_at is None:
-            raise NotFound(f"{report} is not rendered yet", where="report")
+            raise NotRendered(
+                _("%(report)s n'est pas encore signé") % {"report": report}, where="id"
+            )
         name = report.pdf.name.rsplit("/", 1)[-1]
         return FileResponse(report.pdf.open("rb"), as_attachment=True, filename=name)
 
 
-class ReportExport(_ReportFile):
+class ReportExport(ReportDetail):
     """The regulator's export: signed PDF, records, replay files, audit events (a zip)."""
 
     @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
-    def get(self, request: Request, pk: int) -> HttpResponse:
-        report = self.report()
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
+        report = self.get_object()
         response = HttpResponse(export_zip(report), content_type="application/zip")
         response["Content-Disposition"] = (
-            f'attachment; filename="export-{pk}-v{report.version}.zip"'
+            f'attachment; filename="export-{report.pk}-v{report.version}.zip"'
         )
         return response
+
+
+class NotRendered(Conflict):
+    """The report is asked for but the worker has not signed it yet: ask again shortly."""
+
+    code = "not_rendered"
+
+
+routes = [
+    path("reports", ReportList.as_view(), name="reports"),
+    path("reports/<ref:id>", ReportDetail.as_view(), name="report"),
+    path("reports/<ref:id>/pdf", ReportPdf.as_view(), name="report-pdf"),
+    path("reports/<ref:id>/export", ReportExport.as_view(), name="report-export"),
+]

@@ -8,6 +8,14 @@ without our database.
   that ``python -m casino.games replay < replay/<seal>-<taille>.json`` reproduces every coup
   (a coup cancelled by the chef de partie has no place in that format: a talon with one is
   exported all the same, and its replay differs from that coup on);
+- ``talons.csv``: one row per talon, saying where its undealt cards come from (``undealt``):
+  ``recorded`` (the tailleur's count when the cards passed, in the order recorded: ``method``
+  scanned is the talon's order, counted the listing's), ``none_left`` (nothing was undealt),
+  ``recorded_not_reconciled`` (the count differs from the pack: the cards short and over are
+  named, each a critical anomaly, and the replay lists the cards the pack says remain, so that it
+  still reproduces the coups as they were settled), or ``not_recorded`` (a talon passed before
+  the count was recorded, or still in play: the replay lists the cards the pack says remain, in
+  the pack's order; their order is never dealt, so it changes no coup);
 - ``audit/events.jsonl`` with ``audit/canonical.py`` and ``audit/verify_events.py``: the audit
   events of the report's range, and a standard-library script that recomputes their hashes and
   checks they link up to the head hash signed in the report.
@@ -19,8 +27,9 @@ import csv
 import io
 import json
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from django.db.models import Q, QuerySet
 
@@ -32,7 +41,7 @@ from casino.floor.coups import rules_of
 from casino.floor.models import Coup, CoupResult, Movement, Settlement, Shift, Stake
 from casino.games.cards import card
 from casino.reports.models import Report
-from shoes.models import CardLaid, Pack
+from shoes.models import CardLaid, Pack, TalonCount
 from shoes.services import composition
 
 
@@ -89,13 +98,45 @@ def _prisoners_before(coup: Coup) -> list[dict[str, Any]]:
     return list(last.prison_after) if last else []
 
 
-def replay_document(pack: Pack, taille: int = 1) -> dict[str, Any]:
+UndealtSource = Literal["recorded", "recorded_not_reconciled", "none_left", "not_recorded"]
+
+
+@dataclass(frozen=True)
+class Talon:
+    """One talon as the export tells it: the cards dealt from it, the undealt cards its replay
+    lists, and where those come from (``talons.csv``'s ``undealt``)."""
+
+    dealt: list[str]
+    undealt: list[str]
+    source: UndealtSource
+    count: TalonCount | None
+
+
+def talon_of(pack: Pack, taille: int) -> Talon:
+    """The talon of one taille: the undealt cards the tailleur recorded when the cards passed,
+    when they reconcile with the pack; otherwise those the pack says remain (composition less
+    the cards laid and burned), in the pack's order."""
+    out = CardLaid.objects.filter(pack=pack, taille=taille).order_by("seq")
+    dealt = list(out.filter(burned=False).values_list("card", flat=True))
+    holds = composition(pack)
+    left = holds.remaining(card(c) for c in out.values_list("card", flat=True))
+    remaining = [str(c) for c in dict.fromkeys(holds.cards) for _ in range(max(left[c], 0))]
+    count = pack.talon_counts.filter(taille=taille).select_related("counted_by").first()
+    if count is not None and count.balanced:
+        return Talon(dealt, list(count.cards), "recorded", count)
+    if count is not None:
+        return Talon(dealt, remaining, "recorded_not_reconciled", count)
+    return Talon(dealt, remaining, "not_recorded" if remaining else "none_left", None)
+
+
+def replay_document(pack: Pack, taille: int = 1, *, talon: Talon | None = None) -> dict[str, Any]:
     """One talon of the pack (a taille: from a cut to the cards passing) in the replay format of
     REPLAY.md, so that ``python -m casino.games replay`` reproduces its recorded coups: every
-    card of the sixain after the burn, the undealt ones included (in the pack's order, their
-    order is never dealt, so it changes nothing), the prisoners carried in, and every stake.
-    Stake ids are the stakes' ids in ``stakes.csv``. The règlement is the coup's posted version
-    with the limits it was played under, every parameter spelled out."""
+    card of the sixain after the burn, the undealt ones included (as the tailleur recorded them
+    when the cards passed, or else as the pack says they remain: see ``talon_of``), the
+    prisoners carried in, and every stake. Stake ids are the stakes' ids in ``stakes.csv``. The
+    règlement is the coup's posted version with the limits it was played under, every parameter
+    spelled out."""
     coups = list(
         pack.coups.filter(taille=taille)
         .select_related("shift__table", "reglement")
@@ -120,17 +161,37 @@ def replay_document(pack: Pack, taille: int = 1) -> dict[str, Any]:
         if stake.on_refait:
             item["on_refait"] = stake.on_refait
         stakes.append(item)
-    out = CardLaid.objects.filter(pack=pack, taille=taille).order_by("seq")
-    dealt = list(out.filter(burned=False).values_list("card", flat=True))
-    holds = composition(pack)
-    left = holds.remaining(card(c) for c in out.values_list("card", flat=True))
-    undealt = [str(c) for c in dict.fromkeys(holds.cards) for _ in range(max(left[c], 0))]
+    talon = talon or talon_of(pack, taille)
     return {
         "game": "trente-et-quarante",
         "reglement": {"preset": "baden-1854", "overrides": rules},
-        "cards": dealt + undealt,
+        "cards": talon.dealt + talon.undealt,
         "prison": _prisoners_before(coups[0]),
         "stakes": stakes,
+    }
+
+
+def _named(cards: dict[str, int]) -> str:
+    return " ".join(f"{code}x{n}" for code, n in cards.items())
+
+
+def _talon_row(pack: Pack, taille: int, file: str, talon: Talon) -> dict[str, Any]:
+    count = talon.count
+    return {
+        "pack": pack.seal_number,
+        "taille": taille,
+        "replay": file,
+        "dealt": len(talon.dealt),
+        "undealt": talon.source,
+        "undealt_in_replay": len(talon.undealt),
+        "method": count.method if count else "",
+        "counted_by": count.counted_by.username if count else "",
+        "counted_at": format_time(count.at) if count else "",
+        "expected": count.expected if count else "",
+        "counted": len(count.cards) if count else "",
+        "missing": _named(count.missing) if count else "",
+        "extra": _named(count.extra) if count else "",
+        "recorded_cards": " ".join(count.cards) if count else "",
     }
 
 
@@ -222,12 +283,15 @@ def export_zip(report: Report) -> bytes:
             .distinct()
             .order_by("pack_id", "taille")
         )
+        talon_rows = []
         for pack_id, taille in talons:
             pack = Pack.objects.get(pk=pack_id)
-            archive.writestr(
-                f"replay/{pack.seal_number}-{taille}.json",
-                json.dumps(replay_document(pack, taille), ensure_ascii=False, indent=1),
-            )
+            file = f"replay/{pack.seal_number}-{taille}.json"
+            talon = talon_of(pack, taille)
+            document = replay_document(pack, taille, talon=talon)
+            archive.writestr(file, json.dumps(document, ensure_ascii=False, indent=1))
+            talon_rows.append(_talon_row(pack, taille, file, talon))
+        archive.writestr("talons.csv", _csv(talon_rows))
         events = AuditEvent.objects.filter(
             seq__gte=report.chain_from, seq__lte=report.chain_to
         ).order_by("seq")

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models.functions import TruncDate
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
 from audit.models import AuditEvent
@@ -43,7 +44,7 @@ def _next_version(**subject: Any) -> int:
 def _chain_head() -> AuditEvent:
     head = AuditEvent.objects.order_by("-seq").first()
     if head is None:
-        raise Conflict("the audit chain is empty", where="chain")
+        raise Conflict(_("la chaîne d'audit est vide"), where="chain")
     return head
 
 
@@ -95,7 +96,11 @@ def shift_report_request(*, shift: Shift, actor: Any, reason: str) -> Report:
     opened = events.filter(action="shift.opened").first()
     closed = events.filter(action="shift.closed").first()
     if opened is None or closed is None:
-        raise Conflict(f"séance {shift.pk} is not closed: its report comes at close", where="shift")
+        raise Conflict(
+            _("la séance %(shift)s n'est pas fermée : son rapport vient à la fermeture")
+            % {"shift": shift.pk},
+            where="shift",
+        )
     return _request(
         kind=Report.Kind.SHIFT,
         actor=actor,
@@ -112,7 +117,11 @@ def addendum_request(*, shift: Shift, decision: Any, actor: Any, reason: str) ->
     stands (the posting included), from the dispute's first event."""
     Shift.objects.select_for_update(of=("self",)).get(pk=shift.pk)
     if shift.closed_at is None:
-        raise Conflict(f"séance {shift.pk} is not closed: its report comes at close", where="shift")
+        raise Conflict(
+            _("la séance %(shift)s n'est pas fermée : son rapport vient à la fermeture")
+            % {"shift": shift.pk},
+            where="shift",
+        )
     head = _chain_head()
     raised = (
         AuditEvent.objects.filter(
@@ -140,7 +149,7 @@ def register_request(*, day: dt.date, actor: Any, reason: str) -> Report:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"register:{day}"])
     shifts = list(shifts_of_day(day))
     if not shifts:
-        raise NotFound(f"no séance on {day}", where="day")
+        raise NotFound(_("aucune séance le %(day)s") % {"day": day}, where="day")
     first = (
         AuditEvent.objects.filter(
             subject_type="floor.shift", subject_id__in=[str(s.pk) for s in shifts]
@@ -163,12 +172,19 @@ def register_request(*, day: dt.date, actor: Any, reason: str) -> Report:
 def report_regenerate(*, actor: Any, report_id: int, reason: str) -> Report:
     """On demand: a new version; earlier versions stay."""
     require_role(
-        actor, Role.DIRECTEUR, Role.COMITE, Role.AUDITEUR, Role.CHEF_DE_PARTIE, act="regenerating"
+        actor,
+        Role.DIRECTEUR,
+        Role.COMITE,
+        Role.AUDITEUR,
+        Role.CHEF_DE_PARTIE,
+        act=_("régénérer un rapport"),
     )
     try:
         report = Report.objects.get(pk=report_id)
     except Report.DoesNotExist:
-        raise NotFound(f"report {report_id} does not exist", where="report") from None
+        raise NotFound(
+            _("le rapport %(report)s n'existe pas") % {"report": report_id}, where="report"
+        ) from None
     reason = reason.strip() or "regenerated on demand"
     if report.kind == Report.Kind.SHIFT:
         assert report.shift is not None
@@ -281,8 +297,11 @@ def register_sign_off(*, actor: Any, day: dt.date) -> RegisterSignOff:
     register. Once both have, a new version carrying their sign-offs is signed."""
     roles = roles_of(actor)
     if roles & GAMING_ROLES:
-        raise SegregationViolation(f"{actor} records play and may not certify it", where="actor")
-    require_role(actor, Role.DIRECTEUR, Role.COMITE, act="signing off the daily register")
+        raise SegregationViolation(
+            _("%(person)s enregistre le jeu et ne peut pas le certifier") % {"person": actor},
+            where="actor",
+        )
+    require_role(actor, Role.DIRECTEUR, Role.COMITE, act=_("viser le registre du jour"))
     capacity = (
         RegisterSignOff.Capacity.DIRECTEUR
         if Role.DIRECTEUR in roles
@@ -292,12 +311,22 @@ def register_sign_off(*, actor: Any, day: dt.date) -> RegisterSignOff:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"register:{day}"])
     report = Report.objects.filter(day=day, rendered_at__isnull=False).order_by("-version").first()
     if report is None:
-        raise Conflict(f"the register of {day} is not signed yet: nothing to sign off", where="day")
+        raise Conflict(
+            _("le registre du %(day)s n'est pas encore signé : rien à viser") % {"day": day},
+            where="day",
+        )
     done = RegisterSignOff.objects.filter(day=day)
     if done.filter(person=actor).exists():
-        raise SegregationViolation(f"{actor} already signed off {day}", where="actor")
+        raise SegregationViolation(
+            _("%(person)s a déjà visé le %(day)s") % {"person": actor, "day": day}, where="actor"
+        )
     if done.filter(capacity=capacity).exists():
-        raise Conflict(f"the {capacity} has already signed off {day}", where="actor")
+        twice = (
+            _("le directeur a déjà visé le %(day)s")
+            if capacity == RegisterSignOff.Capacity.DIRECTEUR
+            else _("le comité a déjà visé le %(day)s")
+        )
+        raise Conflict(twice % {"day": day}, where="actor")
     sign_off = RegisterSignOff.objects.create(
         day=day, person=actor, capacity=capacity, at=clock.now(), report=report
     )

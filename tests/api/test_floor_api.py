@@ -45,9 +45,10 @@ def test_a_full_sixain_played_through_the_api_equals_the_replay(api, cast, shift
     number = 0
     while True:
         number += 1
-        coup = act(tailleur, "/api/v1/coups", {"shift_id": shift.pk}).json()
+        coup = act(tailleur, "/api/v1/coups", {"shift": shift.pk}).json()
         for s in sim.stakes.get(number, []):
             body = {
+                "coup": coup["id"],
                 "ref": s.id,
                 "holder": "4",
                 "chance": s.chance.value,
@@ -58,7 +59,7 @@ def test_a_full_sixain_played_through_the_api_equals_the_replay(api, cast, shift
                 body["on_refait"] = (
                     s.on_refait if isinstance(s.on_refait, str) else f"move:{s.on_refait[1].value}"
                 )
-            assert act(croupier, f"/api/v1/coups/{coup['id']}/stakes", body).status_code == 201
+            assert act(croupier, "/api/v1/stakes", body).status_code == 201
         act(tailleur, f"/api/v1/coups/{coup['id']}/close-betting")
         while True:
             code = next(cards, None)
@@ -76,6 +77,9 @@ def test_a_full_sixain_played_through_the_api_equals_the_replay(api, cast, shift
         for c in Coup.objects.order_by("id")
     ]
     assert len(got) == len(expected)
+    # A settlement names its stake by the stake's id (a prisoner's, by that of a coup before):
+    # its terminal label, the replay's id, is the stake's ``ref``.
+    ref_of = {s["id"]: s["ref"] for c in got for s in c["stakes"]}
     for want, have in zip(expected, got, strict=True):
         outcome = have["outcome"]
         assert (
@@ -95,7 +99,12 @@ def test_a_full_sixain_played_through_the_api_equals_the_replay(api, cast, shift
             want["last"],
             want["announcement"],
         )
-        assert sorted(have["settlements"], key=lambda s: (s["stake"], s["outcome"])) == sorted(
+        assert all(s["coup"] == have["id"] for s in have["settlements"])
+        settled = [
+            {**{k: v for k, v in s.items() if k != "coup"}, "stake": ref_of[s["stake"]]}
+            for s in have["settlements"]
+        ]
+        assert sorted(settled, key=lambda s: (s["stake"], s["outcome"])) == sorted(
             want["settlements"], key=lambda s: (s["stake"], s["outcome"])
         )
     # The ledger, movement for movement: each stake placed and each amount of each settlement of
@@ -143,9 +152,9 @@ def implied_movements(s, *, placed_now):
 
 def test_retried_requests_record_nothing_new(api, cast, shift, sixain_in_play):
     tailleur, croupier = api(cast.tailleur), api(cast.croupier)
-    coup = act(tailleur, "/api/v1/coups", {"shift_id": shift.pk}).json()
-    body = {"ref": "a", "holder": "2", "chance": "noir", "amount": 1000}
-    url = f"/api/v1/coups/{coup['id']}/stakes"
+    coup = act(tailleur, "/api/v1/coups", {"shift": shift.pk}).json()
+    body = {"coup": coup["id"], "ref": "a", "holder": "2", "chance": "noir", "amount": 1000}
+    url = "/api/v1/stakes"
     first = croupier.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="same")
     again = croupier.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="same")
     assert (first.status_code, again.status_code) == (201, 201)
@@ -157,8 +166,8 @@ def test_two_terminals_posting_to_the_same_coup_lose_nothing(
     transactional_db, api, cast, shift, sixain_in_play
 ):
     tailleur = api(cast.tailleur)
-    coup = act(tailleur, "/api/v1/coups", {"shift_id": shift.pk}).json()
-    url = f"/api/v1/coups/{coup['id']}/stakes"
+    coup = act(tailleur, "/api/v1/coups", {"shift": shift.pk}).json()
+    url = "/api/v1/stakes"
     statuses: list[int] = []
 
     def terminal(name: str, user) -> None:
@@ -167,7 +176,13 @@ def test_two_terminals_posting_to_the_same_coup_lose_nothing(
             for i in range(10):
                 response = client.post(
                     url,
-                    {"ref": f"{name}{i}", "holder": name, "chance": "rouge", "amount": 500},
+                    {
+                        "coup": coup["id"],
+                        "ref": f"{name}{i}",
+                        "holder": name,
+                        "chance": "rouge",
+                        "amount": 500,
+                    },
                     format="json",
                     HTTP_IDEMPOTENCY_KEY=f"{name}-{i}",
                 )
@@ -189,38 +204,50 @@ def test_two_terminals_posting_to_the_same_coup_lose_nothing(
 
 def test_refusals_over_the_api(api, cast, shift, sixain_in_play):
     tailleur, croupier = api(cast.tailleur), api(cast.croupier)
-    coup = act(tailleur, "/api/v1/coups", {"shift_id": shift.pk}).json()
-    stakes = f"/api/v1/coups/{coup['id']}/stakes"
-    over = act(
-        croupier, stakes, {"ref": "big", "holder": "1", "chance": "rouge", "amount": 700_000}
+    coup = act(tailleur, "/api/v1/coups", {"shift": shift.pk}).json()
+    stakes, on = "/api/v1/stakes", {"coup": coup["id"]}
+    over = croupier.post(
+        stakes,
+        {**on, "ref": "big", "holder": "1", "chance": "rouge", "amount": 700_000},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="over",
+        HTTP_ACCEPT_LANGUAGE="en",  # the message names the limit: asked for in English
     )
-    assert (over.status_code, over.json()["code"]) == (400, "stake_refused")
+    assert (over.status_code, over.json()["code"]) == (422, "stake_refused")
     assert "above the table maximum 600000" in over.json()["message"]
-    typo = act(croupier, stakes, {"ref": "t", "holder": "1", "chanse": "rouge", "amount": 500})
-    assert (typo.json()["code"], typo.json()["where"]) == ("invalid", "chanse")
+    typo = act(
+        croupier, stakes, {**on, "ref": "t", "holder": "1", "chanse": "rouge", "amount": 500}
+    )
+    assert (typo.status_code, typo.json()["code"], typo.json()["where"]) == (
+        400,
+        "unknown_field",
+        "chanse",
+    )
     nobody = act(
-        api(cast.inspecteur), stakes, {"ref": "i", "holder": "1", "chance": "rouge", "amount": 500}
+        api(cast.inspecteur),
+        stakes,
+        {**on, "ref": "i", "holder": "1", "chance": "rouge", "amount": 500},
     )
     assert (nobody.status_code, nobody.json()["code"]) == (403, "role_required")
     act(tailleur, f"/api/v1/coups/{coup['id']}/close-betting")
     act(tailleur, f"/api/v1/coups/{coup['id']}/cards", {"code": "KS"})
-    body = {"ref": "late", "holder": "1", "chance": "noir", "amount": 500}
+    body = {**on, "ref": "late", "holder": "1", "chance": "noir", "amount": 500}
     late = croupier.post(stakes, body, format="json", HTTP_IDEMPOTENCY_KEY="late")
     retried = croupier.post(stakes, body, format="json", HTTP_IDEMPOTENCY_KEY="late")
-    assert late.status_code == retried.status_code == 400
+    assert late.status_code == retried.status_code == 422
     assert late.json()["code"] == retried.json()["code"] == "late_stake"
     assert Anomaly.objects.filter(detector="late_stake").count() == 1
     for _ in range(5):
         act(tailleur, f"/api/v1/coups/{coup['id']}/cards", {"code": "KS"})
     foreign = act(tailleur, f"/api/v1/coups/{coup['id']}/cards", {"code": "KS"})
-    assert (foreign.status_code, foreign.json()["code"]) == (400, "foreign_card")
+    assert (foreign.status_code, foreign.json()["code"]) == (422, "foreign_card")
     assert Anomaly.objects.filter(detector="foreign_card").count() == 1
     assert not Stake.objects.filter(ref__in=["big", "t", "i", "late"]).exists()
 
 
 def test_a_paper_record_is_transcribed_by_the_batch_endpoint(api, cast, shift, sixain_in_play):
     body = {
-        "shift_id": shift.pk,
+        "shift": shift.pk,
         "stakes": [{"ref": "p1", "holder": "5", "chance": "noir", "amount": 1000}],
         "cards": ["KS", "7H", "9D", "2C", "5S", "TH", "QD", "AS", "4C", "3H", "9S"],
         "spoken": "rouge perd, couleur gagne",
@@ -257,24 +284,26 @@ def test_the_schema_is_complete_and_valid():
 
 def test_regulators_list_coups_by_seance_table_and_result(api, cast, shift, sixain_in_play):
     body = {
-        "shift_id": shift.pk,
+        "shift": shift.pk,
         "cards": ["KS", "7H", "9D", "2C", "5S", "TH", "QD", "AS", "4C", "3H", "9S"],
     }
     act(api(cast.tailleur), "/api/v1/coups/batch", body)
-    listing = api(cast.inspecteur).get(f"/api/v1/coups/list?shift={shift.pk}&result=noir")
+    listing = api(cast.inspecteur).get(f"/api/v1/coups?shift={shift.pk}&result=noir")
     assert listing.status_code == 200
     assert [c["outcome"]["result"] for c in listing.json()["results"]] == ["noir"]
-    assert api(cast.inspecteur).get("/api/v1/coups/list?result=rouge").json()["count"] == 0
-    assert api(cast.inspecteur).get("/api/v1/coups/list?table=x").status_code == 400
-    assert api(cast.outsider).get("/api/v1/coups/list").status_code == 403
+    none = api(cast.inspecteur).get("/api/v1/coups?result=rouge").json()
+    assert (none["results"], none["next"]) == ([], None)
+    bad = api(cast.inspecteur).get("/api/v1/coups?table=x")
+    assert (bad.status_code, bad.json()["code"], bad.json()["where"]) == (400, "invalid", "table")
+    assert api(cast.outsider).get("/api/v1/coups").status_code == 403
 
 
 def test_a_foreign_card_in_a_paper_record_is_refused_and_its_evidence_kept(
     api, cast, shift, sixain_in_play
 ):
-    body = {"shift_id": shift.pk, "cards": ["AS"] * 7, "stakes": []}
+    body = {"shift": shift.pk, "cards": ["AS"] * 7, "stakes": []}
     refused = act(api(cast.tailleur), "/api/v1/coups/batch", body)
-    assert refused.json()["code"] == "foreign_card", refused.json()
+    assert (refused.status_code, refused.json()["code"]) == (422, "foreign_card"), refused.json()
     # The coup is not transcribed, but the refusal is evidence: kept, and recorded once.
     assert not Coup.objects.exists()
     anomaly = Anomaly.objects.get(detector="foreign_card")

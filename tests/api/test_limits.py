@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from audit.chain import audit_record
 from audit.models import AuditEvent
 from casino.api.models import IdempotentRequest
-from casino.api.pagination import MAX_LIMIT
+from casino.api.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from casino.disputes import services
 from casino.disputes.models import Evidence
 from tests.disputes.test_disputes import disputed  # noqa: F401  (a fixture)
@@ -25,40 +25,58 @@ def events(db):
     from django.db import transaction
 
     with transaction.atomic():
-        for n in range(MAX_LIMIT + 5):
+        for n in range(MAX_PAGE_SIZE + 5):
             audit_record(actor=None, action="test.listed", payload={"n": n})
 
 
 @pytest.mark.parametrize(
-    ("query", "where"),
+    ("query", "code", "where"),
     [
-        ("limit=100000", "limit"),
-        ("limit=0", "limit"),
-        ("limit=-1", "limit"),
-        ("limit=ten", "limit"),
-        ("limit=1e3", "limit"),
-        ("limit=%D9%A5", "limit"),  # an Arabic-Indic five: int() would take it
-        ("offset=-5", "offset"),
-        ("offset=99999999999999999999999", "offset"),
-        ("offset=1.5", "offset"),
+        ("page_size=100000", "invalid_page", "page_size"),
+        (f"page_size={MAX_PAGE_SIZE + 1}", "invalid_page", "page_size"),
+        ("page_size=0", "invalid_page", "page_size"),
+        ("page_size=-1", "invalid_page", "page_size"),
+        ("page_size=ten", "invalid_page", "page_size"),
+        ("page_size=1e3", "invalid_page", "page_size"),
+        ("page_size=1.5", "invalid_page", "page_size"),
+        ("page_size=%D9%A5", "invalid_page", "page_size"),  # an Arabic-Indic five: int() takes it
+        ("cursor=-5", "invalid_page", "cursor"),
+        ("cursor=99999999999999999999999", "invalid_page", "cursor"),
+        ("cursor=bz0tNQ==", "invalid_page", "cursor"),  # a well-formed cursor to offset -5
+        # The pages of offsets are gone: their parameters are unknown, refused by name.
+        ("limit=10", "unknown_field", "limit"),
+        ("offset=5", "unknown_field", "offset"),
     ],
 )
-def test_a_page_that_is_not_one_is_refused_by_name(api, cast, events, query, where):
+def test_a_page_that_is_not_one_is_refused_by_name(api, cast, events, query, code, where):
     answer = api(cast.inspecteur).get(f"/api/v1/audit/events?{query}")
     assert answer.status_code == 400, answer.content
     body = answer.json()
-    assert (body["code"], body["where"]) == ("invalid_page", where)
-    assert query.split("=")[1][:10] in body["message"] or "%" in query
+    assert (body["code"], body["where"]) == (code, where)
+    if code == "invalid_page":  # the message names the value refused
+        assert query.split("=")[1][:10] in body["message"] or "%" in query
 
 
 def test_pages_hold_at_most_the_maximum(api, cast, events):
     client = api(cast.inspecteur)
-    full = client.get(f"/api/v1/audit/events?limit={MAX_LIMIT}&offset=1").json()
-    assert full["count"] == AuditEvent.objects.count() > MAX_LIMIT + 1
-    assert len(full["results"]) == MAX_LIMIT
-    assert len(client.get("/api/v1/audit/events").json()["results"]) == 100  # PAGE_SIZE
-    beyond = client.get("/api/v1/audit/events?offset=4611686018427387904").json()
-    assert beyond["results"] == []
+    full = client.get(f"/api/v1/audit/events?page_size={MAX_PAGE_SIZE}").json()
+    assert len(full["results"]) == MAX_PAGE_SIZE
+    assert full["previous"] is None
+    assert len(client.get("/api/v1/audit/events").json()["results"]) == DEFAULT_PAGE_SIZE == 100
+    # Page after page by the cursors: every event once, in order, and the last page says so.
+    seen, url = [], full["next"]
+    seen += [e["seq"] for e in full["results"]]
+    while url:
+        page = client.get(url).json()
+        assert len(page["results"]) <= MAX_PAGE_SIZE
+        seen += [e["seq"] for e in page["results"]]
+        url = page["next"]
+    assert seen == list(AuditEvent.objects.order_by("seq").values_list("seq", flat=True))
+    assert len(seen) > MAX_PAGE_SIZE + 1
+    # A cursor placed beyond the last event: an empty page, not an error.
+    beyond = client.get("/api/v1/audit/events?cursor=cD00NjExNjg2MDE4NDI3Mzg3OTA0")
+    assert beyond.status_code == 200, beyond.content
+    assert (beyond.json()["results"], beyond.json()["next"]) == ([], None)
 
 
 # --- the API's schema --------------------------------------------------------------------------
@@ -112,7 +130,7 @@ def test_a_file_one_byte_too_large_is_refused(api, cast, disputed):  # noqa: F81
     answer = upload(
         api(cast.croupier), dispute, b"x" * (services.MAX_EVIDENCE_BYTES + 1), key="big"
     )
-    assert answer.status_code == 400
+    assert answer.status_code == 422
     body = answer.json()
     assert (body["code"], body["where"]) == ("invalid_dispute", "file")
     assert str(services.MAX_EVIDENCE_BYTES + 1) in body["message"]
@@ -125,8 +143,11 @@ def test_a_file_one_byte_too_large_is_refused(api, cast, disputed):  # noqa: F81
 )
 def test_a_content_type_that_is_not_one_is_refused(api, cast, disputed, content_type):  # noqa: F811
     answer = upload(api(cast.croupier), disputed[2], b"jpeg", key="ct", content_type=content_type)
-    assert answer.status_code == 400, answer.content
-    assert answer.json()["code"] in ("invalid_dispute", "invalid")
+    # Malformed (400 invalid), or refused by the rules of evidence (422 invalid_dispute).
+    assert (answer.status_code, answer.json()["code"]) in (
+        (422, "invalid_dispute"),
+        (400, "invalid"),
+    )
     assert_nothing_recorded()
 
 
@@ -141,7 +162,7 @@ def test_a_file_name_with_control_characters_is_refused_or_cleaned(api, cast, di
     if answer.status_code == 201:  # the multipart parser may clean it first
         assert not any(ord(c) < 32 for c in Evidence.objects.get().name)
     else:
-        assert (answer.status_code, answer.json()["code"]) == (400, "invalid_dispute")
+        assert (answer.status_code, answer.json()["code"]) == (422, "invalid_dispute")
         assert_nothing_recorded()
 
 

@@ -49,6 +49,7 @@ from casino.floor.services import (
     shift_close,
     transfer_record,
 )
+from casino.games.cards import SIXAIN
 from casino.people.roles import ROLE_PERMISSIONS, Role
 from casino.people.services import needs_second_factor
 from casino.police.services import observation_record
@@ -112,6 +113,7 @@ AT_TABLE = {
     "coup_close_betting",
     "coup_card",
     "coup_settle",
+    "coup_cancel",
 }
 
 # The README's role table as data: who may do each act. Nobody else may: not the superuser (who
@@ -169,6 +171,8 @@ EXPECTED: dict[str, set[tuple[Role, str | None]]] = {
     "coup_close_betting": {(T, ON)},
     "coup_card": {(T, ON)},
     "coup_settle": {(T, ON), (CR, ON)},
+    # Chef de partie "on duty: ... cancel a coup".
+    "coup_cancel": {(CHEF, ON)},
     # Disputes: "raise disputes" (tailleur, croupier), with the patron's statement and evidence
     # (the README names no other holder of evidence; the code adds the commissaire, see below);
     # "decide disputes (first instance)" (chef de partie), "decide appealed disputes"
@@ -436,10 +440,10 @@ def _pack_at_table(state: str, act: str, body: dict[str, Any] | None = None):  #
                 h, shift, shuffled=state == "shuffled", cut=state in ("cut", "passed")
             )
         if state == "passed":
-            cards_pass(actor=h.cast.tailleur, pack_id=pack.pk)
+            cards_pass(actor=h.cast.tailleur, pack_id=pack.pk, undealt=SIXAIN_CARDS)
         given = dict(body or {})
         if act == "open":
-            given["shift_id"] = shift.pk
+            given["shift"] = shift.pk
         return pack_call(act, given)(pack)
 
     return build
@@ -447,7 +451,7 @@ def _pack_at_table(state: str, act: str, body: dict[str, Any] | None = None):  #
 
 def _transfer(kind: str) -> Callable[[House], Call]:
     def build(h: House) -> Call:
-        return Call(f"/api/v1/shifts/{seance(h).pk}/{kind}", {"amount": 10_000})
+        return Call("/api/v1/transfers", {"shift": seance(h).pk, "kind": kind, "amount": 10_000})
 
     return build
 
@@ -464,17 +468,17 @@ def _count_to_sign(h: House) -> Call:
 
 def _batch(h: House) -> Call:
     shift, _pack = in_play(h)
-    return Call("/api/v1/coups/batch", {"shift_id": shift.pk, "cards": COUP_CARDS})
+    return Call("/api/v1/coups/batch", {"shift": shift.pk, "cards": COUP_CARDS})
 
 
 def _coup_open(h: House) -> Call:
     shift, _pack = in_play(h)
-    return Call("/api/v1/coups", {"shift_id": shift.pk})
+    return Call("/api/v1/coups", {"shift": shift.pk})
 
 
 def _duty_assign(h: House) -> Call:
     shift = seance(h)
-    return Call(f"/api/v1/shifts/{shift.pk}/duties", {"person": "croupier3", "post": "croupier"})
+    return Call("/api/v1/duties", {"shift": shift.pk, "person": "croupier3", "post": "croupier"})
 
 
 def _evidence(h: House) -> Call:
@@ -488,7 +492,12 @@ def _raise(h: House) -> Call:
     opened_pack(h, shift, cut=True)
     lay_in_coups(h.cast, shift, COUP_CARDS)
     coup = shift.coups.get()
-    return Call("/api/v1/disputes/raise", {"subject": "coup", "subject_id": coup.pk, "claim": "c"})
+    return Call("/api/v1/disputes", {"subject": "coup", "subject_id": coup.pk, "claim": "c"})
+
+
+def _stake_place(h: House) -> Call:
+    _shift, coup = _coup_in(h, "betting")
+    return Call("/api/v1/stakes", {"coup": coup.pk, **STAKE})
 
 
 def _fixed(call: Call) -> Callable[[House], Call]:
@@ -503,6 +512,7 @@ RECEIVE = {
     "sealing_authority": "Préfecture de police",
     "store_location": "coffre A",
 }
+SIXAIN_CARDS = [str(c) for c in SIXAIN.cards]  # a talon from which no card was dealt
 TABLE = {
     "number": 2,
     "game": "trente-et-quarante",
@@ -514,7 +524,7 @@ STAKE = {"ref": "m", "holder": "4", "chance": "noir", "amount": 1000}
 SETTINGS: dict[str, Callable[[House], Call]] = {
     "anomaly_acknowledge": lambda h: anomaly(h),
     "anomaly_rule_on_escalated": lambda h: anomaly(h, escalated=True),
-    "pack_receive": _fixed(Call("/api/v1/packs/receive", RECEIVE)),
+    "pack_receive": _fixed(Call("/api/v1/packs", RECEIVE)),
     "pack_store": _received,
     "pack_verify": _verify,
     "pack_destroy": _rejected,
@@ -522,19 +532,19 @@ SETTINGS: dict[str, Callable[[House], Call]] = {
     "pack_open": _pack_at_table("verified", "open"),
     "pack_shuffle": _pack_at_table("opened", "shuffles"),
     "pack_cut": _pack_at_table("shuffled", "cut", {"cut_by": "M. Dupont"}),
-    "pack_pass": _pack_at_table("cut", "pass"),
+    "pack_pass": _pack_at_table("cut", "pass", {"undealt": SIXAIN_CARDS}),
     "pack_replacement": _pack_at_table(
         "passed", "replacement", {"demanded_by": "M. Dupont", "side": "players"}
     ),
     "pack_retire": _pack_at_table("cut", "retire", {"counted": {}}),
-    "table_create": lambda h: Call("/api/v1/tables", {**TABLE, "reglement_id": h.posted.pk}),
+    "table_create": lambda h: Call("/api/v1/tables", {**TABLE, "reglement": h.posted.pk}),
     "table_settings": lambda h: Call(
         "/api/v1/tables/1/settings",
-        {"reglement_id": h.posted.pk, "min_stake": 1000, "max_stake": 600_000},
+        {"reglement": h.posted.pk, "min_stake": 1000, "max_stake": 600_000},
     ),
     "reglement_post": _fixed(
         Call(
-            "/api/v1/reglements/post",
+            "/api/v1/reglements",
             {"name": "baden-1854", "spec": "baden-1854", "effective_from": "2026-06-01"},
         )
     ),
@@ -547,17 +557,18 @@ SETTINGS: dict[str, Callable[[House], Call]] = {
     "shift_close": _closing,
     "duty_assign": _duty_assign,
     "duty_end": _duty_end,
-    "shift_fill": _transfer("fills"),
-    "shift_credit": _transfer("credits"),
+    "shift_fill": _transfer("fill"),
+    "shift_credit": _transfer("credit"),
     "transfer_countersign_by_table": lambda h: _countersign_transfer(h, "caissier"),
     "transfer_countersign_by_cage": lambda h: _countersign_transfer(h, "chef"),
     "coup_open": _coup_open,
     "coup_batch": _batch,
-    "stake_place": _coup_act("betting", "stakes", STAKE),
+    "stake_place": _stake_place,
     "stake_withdraw": _stake,
     "coup_close_betting": _coup_act("betting", "close-betting"),
     "coup_card": _coup_act("closed", "cards", {"code": "KS"}),
     "coup_settle": _coup_act("complete", "settle"),
+    "coup_cancel": _coup_act("complete", "cancel", {"reason": "a card fell on the floor"}),
     "dispute_raise": _raise,
     "dispute_evidence": _evidence,
     "dispute_review": _dispute_act("open", "review", {"note": "n"}),
@@ -579,11 +590,11 @@ SETTINGS: dict[str, Callable[[House], Call]] = {
 ROUTE_OF = {
     "anomaly_acknowledge": "anomaly-review",
     "anomaly_rule_on_escalated": "anomaly-review",
-    "pack_receive": "pack-receive",
+    "pack_receive": "packs",
     "pack_store": "pack-store",
     "pack_verify": "pack-verify",
     "pack_destroy": "pack-destroy",
-    "register_visa": "register-visa",
+    "register_visa": "register-visas",
     "pack_open": "pack-open",
     "pack_shuffle": "pack-shuffle",
     "pack_cut": "pack-cut",
@@ -592,26 +603,27 @@ ROUTE_OF = {
     "pack_retire": "pack-retire",
     "table_create": "tables",
     "table_settings": "table-settings",
-    "reglement_post": "reglement-post",
+    "reglement_post": "reglements",
     "count_opening": "counts",
     "count_closing": "counts",
     "count_countersign": "count-sign",
-    "shift_open": "shift-open",
+    "shift_open": "shifts",
     "shift_close": "shift-close",
-    "duty_assign": "duty-assign",
+    "duty_assign": "duties",
     "duty_end": "duty-end",
-    "shift_fill": "shift-fill",
-    "shift_credit": "shift-credit",
+    "shift_fill": "transfers",
+    "shift_credit": "transfers",
     "transfer_countersign_by_table": "transfer-sign",
     "transfer_countersign_by_cage": "transfer-sign",
-    "coup_open": "coup-open",
+    "coup_open": "coups",
     "coup_batch": "coup-batch",
-    "stake_place": "stake-place",
+    "stake_place": "stakes",
     "stake_withdraw": "stake-withdraw",
     "coup_close_betting": "coup-close-betting",
     "coup_card": "coup-card",
     "coup_settle": "coup-settle",
-    "dispute_raise": "dispute-raise",
+    "coup_cancel": "coup-cancel",
+    "dispute_raise": "disputes",
     "dispute_evidence": "dispute-evidence",
     "dispute_review": "dispute-review",
     "dispute_decide": "dispute-decide",

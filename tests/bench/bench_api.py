@@ -97,6 +97,7 @@ def _setup() -> list[dict[str, Any]]:
         terminals.append(
             {
                 "shift": shift.pk,
+                "pack": pack.pk,
                 "tailleur": token_issue(user=tailleur)[1],
                 "croupier": token_issue(user=croupier)[1],
                 "talon": [str(c) for c in cut(cards, rng.randint(1, len(cards) - 1))],
@@ -142,13 +143,14 @@ class Terminal(threading.Thread):
         talon = list(self.spec["talon"])
         deadline = time.monotonic() + DEADLINE_SECONDS
         while talon and time.monotonic() < deadline:
-            coup = self.post("open a coup", tailleur, "coups", {"shift_id": self.spec["shift"]})
+            coup = self.post("open a coup", tailleur, "coups", {"shift": self.spec["shift"]})
             for i in range(STAKES):
                 self.post(
                     "place a stake",
                     croupier,
-                    f"coups/{coup['id']}/stakes",
+                    "stakes",
                     {
+                        "coup": coup["id"],
                         "ref": f"s{i}",
                         "holder": str(i % 9 + 1),
                         "chance": ("rouge", "noir", "couleur", "inverse")[i % 4],
@@ -165,6 +167,9 @@ class Terminal(threading.Thread):
             settled = self.post("settle", croupier, f"coups/{coup['id']}/settle", {})
             self.coups += 1
             if settled["outcome"]["last"]:
+                # Les cartes passent: the tailleur scans the undealt cards of the talon.
+                body = {"undealt": talon, "method": "scanned"}
+                self.post("pass the cards", tailleur, f"packs/{self.spec['pack']}/pass", body)
                 return
 
 

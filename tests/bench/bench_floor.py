@@ -17,7 +17,9 @@ TABLES = 8
 STAKES = 10
 
 
-def _setup(tables: int = TABLES, prefix: str = "bench") -> tuple[dict[str, Any], list[Any]]:
+def _setup(
+    tables: int = TABLES, prefix: str = "bench", first: int = 1
+) -> tuple[dict[str, Any], list[Any]]:
     from casino import clock
     from casino.floor.services import reglement_load_presets
     from casino.people.roles import Role
@@ -37,7 +39,7 @@ def _setup(tables: int = TABLES, prefix: str = "bench") -> tuple[dict[str, Any],
     }
     staff["directeur"], staff["commissaire"], staff["prefix"] = directeur, commissaire, prefix
     reglement_load_presets(actor=staff["commissaire"], effective_from=clock.now().date())
-    return staff, [open_table(staff, number) for number in range(1, tables + 1)]
+    return staff, [open_table(staff, number) for number in range(first, first + tables)]
 
 
 def open_table(staff: dict[str, Any], number: int) -> Any:

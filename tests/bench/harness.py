@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 
@@ -81,3 +82,45 @@ def bench_house(prefix: str) -> tuple[object, object]:
     directeur = User.objects.filter(groups__name="directeur").order_by("pk").first()
     commissaire = User.objects.filter(groups__name="commissaire").order_by("pk").first()
     return directeur, commissaire
+
+
+@contextlib.contextmanager
+def gunicorn(*, workers: int) -> Iterator[int]:
+    """The web server as production runs it, on a free port of this machine; yields the port."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "casino.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+        ],
+        # No collectstatic here: whitenoise's warning about the missing folder is noise.
+        env={**os.environ, "DEBUG": "0", "PYTHONWARNINGS": "ignore::UserWarning"},
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("gunicorn did not start") from None
+                time.sleep(0.2)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -100,7 +100,7 @@ def test_corrections_decided_without_approval_get_their_addendum_at_once(cast, p
         dispute_id=dispute.pk,
         articles=[dispute.reglement.articles[0]["number"]],
         reasoning="the plaque was on the other chance",
-        findings={lost.stake.ref: {"chance": opposite[lost.stake.chance]}},
+        findings=[{"stake": lost.stake_id, "chance": opposite[lost.stake.chance]}],
     )
     assert decision.approval_grounds == ""
     assert decision.movements().count() == 1

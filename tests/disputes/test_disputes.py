@@ -94,23 +94,29 @@ def test_a_mis_collected_winning_stake_is_paid_by_a_correction(cast, disputed):
 
     dispute_review(actor=cast.chef, dispute_id=dispute.pk, note="heard the patron and the croupier")
     # The replay of the coup with the stake as found shows the rule's answer beside the record.
-    shown = recomputation(dispute, {"a": {"chance": "noir"}})
+    noir = [{"stake": stake.pk, "chance": "noir"}]
+    shown = recomputation(dispute, noir)
     assert [s["outcome"] for s in shown.recorded] == ["lost"]
     assert [(s["outcome"], s["returned"], s["paid"]) for s in shown.computed] == [
         ("won", 1000, 1000)
+    ]
+    # Each row names its stake and its coup by their references.
+    assert [(s["stake"], s["coup"]) for s in shown.recorded + shown.computed] == [
+        (stake.pk, coup.pk),
+        (stake.pk, coup.pk),
     ]
     assert shown.corrections == [("T1:bank", "T1:seat:3", 2000)]
 
     with pytest.raises(InvalidDispute, match="has no article 99"):
         dispute_decide(
-            actor=cast.chef, dispute_id=dispute.pk, articles=["99"], reasoning="x", findings={}
+            actor=cast.chef, dispute_id=dispute.pk, articles=["99"], reasoning="x", findings=[]
         )
     decision = dispute_decide(
         actor=cast.chef,
         dispute_id=dispute.pk,
         articles=[first_article(dispute)],
         reasoning="the croupier's own notes place the plaque on noir",
-        findings={"a": {"chance": "noir"}},
+        findings=noir,
     )
     dispute.refresh_from_db()
     assert dispute.state == DisputeState.DECIDED
@@ -125,14 +131,14 @@ def test_a_mis_collected_winning_stake_is_paid_by_a_correction(cast, disputed):
 
 
 def test_an_appeal_overrides_the_first_decision_with_corrections_netting_it(cast, disputed):
-    _, _, dispute = disputed
+    _, stake, dispute = disputed
     dispute_review(actor=cast.chef, dispute_id=dispute.pk, note="taken up")
     dispute_decide(
         actor=cast.chef,
         dispute_id=dispute.pk,
         articles=[first_article(dispute)],
         reasoning="the patron is believed",
-        findings={"a": {"chance": "noir"}},
+        findings=[{"stake": stake.pk, "chance": "noir"}],
     )
     with pytest.raises(RoleRequired):  # the chef de partie does not rule on appeal
         dispute_appeal(actor=cast.inspecteur, dispute_id=dispute.pk, note="x")
@@ -144,7 +150,7 @@ def test_an_appeal_overrides_the_first_decision_with_corrections_netting_it(cast
         dispute_id=dispute.pk,
         articles=[first_article(dispute)],
         reasoning="the camera shows the plaque on rouge: the record was right",
-        findings={},
+        findings=[],
     )
     assert final.instance == Decision.Instance.APPEAL
     assert final.computed["corrections"] == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 from django.test import Client
 
@@ -37,9 +38,9 @@ def test_a_dispute_is_examined_and_decided_in_the_admin(cast, shift, sixain_in_p
     assert chef.post(f"{url}/review/", {"note": "heard both"}).status_code == 302
 
     refused = logged_in(cast.croupier).post(
-        f"{url}/decide/", {"articles": ["1"], "reasoning": "mine", "findings": "{}"}
+        f"{url}/decide/", {"articles": ["1"], "reasoning": "mine", "findings": "[]"}
     )
-    assert "requires the role chef_de_partie" in refused.content.decode()
+    assert "il faut le rôle chef_de_partie" in refused.content.decode()
     form = chef.get(f"{url}/decide/").content.decode()
     article = dispute.reglement.articles[0]
     assert article["fr"][:30] in form  # the article picker shows the posted text
@@ -48,7 +49,7 @@ def test_a_dispute_is_examined_and_decided_in_the_admin(cast, shift, sixain_in_p
         {
             "articles": [article["number"]],
             "reasoning": "the croupier's sheet says noir",
-            "findings": '{"a": {"chance": "noir"}}',
+            "findings": json.dumps([{"stake": stake.pk, "chance": "noir"}]),
             "corrections": "",
         },
     )
@@ -74,4 +75,4 @@ def test_the_director_follows_up_a_police_observation_in_the_admin(cast):
     assert director.post(url, {"action": "store key changed"}).status_code == 302
     assert "store key changed" in director.get("/admin/police/observation/").content.decode()
     refused = logged_in(cast.commissaire).post(url, {"action": "mine"})
-    assert "requires the role directeur" in refused.content.decode()
+    assert "il faut le rôle directeur" in refused.content.decode()

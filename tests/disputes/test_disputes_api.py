@@ -21,11 +21,11 @@ def act(client, url, body=None, **extra):
 
 
 def test_a_dispute_from_raising_to_the_ruling_over_the_api(api, cast, shift, sixain_in_play):
-    _, stake = played_coup(cast, shift)
+    coup, stake = played_coup(cast, shift)
     croupier, chef = api(cast.croupier), api(cast.chef)
     raised = act(
         croupier,
-        "/api/v1/disputes/raise",
+        "/api/v1/disputes",
         {"subject": "stake", "subject_id": stake.pk, "claim": "on noir", "on_behalf_of": "seat 3"},
     )
     assert raised.status_code == 201, raised.json()
@@ -37,6 +37,8 @@ def test_a_dispute_from_raising_to_the_ruling_over_the_api(api, cast, shift, six
     )
     # The engine's settlement beside the recorded one, as recorded: they agree.
     assert dispute["recomputation"]["corrections"] == []
+    rows = dispute["recomputation"]["recorded"] + dispute["recomputation"]["computed"]
+    assert {(r["stake"], r["coup"]) for r in rows} == {(stake.pk, coup.pk)}  # by reference
     scan = b"%PDF-1.4 scan of the croupier's sheet"
     uploaded = croupier.post(
         f"/api/v1/disputes/{dispute['id']}/evidence",
@@ -51,16 +53,25 @@ def test_a_dispute_from_raising_to_the_ruling_over_the_api(api, cast, shift, six
         act(chef, f"/api/v1/disputes/{dispute['id']}/review", {"note": "heard"}).status_code == 201
     )
     bad = act(chef, f"/api/v1/disputes/{dispute['id']}/decide", {"reasoning": "x", "verdict": 1})
-    assert (bad.status_code, bad.json()["code"]) == (400, "invalid")
+    assert (bad.status_code, bad.json()["code"], bad.json()["where"]) == (
+        400,
+        "unknown_field",
+        "verdict",
+    )
     article = Dispute.objects.get().reglement.articles[0]["number"]
     decided = act(
         chef,
         f"/api/v1/disputes/{dispute['id']}/decide",
-        {"articles": [article], "reasoning": "believed", "findings": {"a": {"chance": "noir"}}},
+        {
+            "articles": [article],
+            "reasoning": "believed",
+            "findings": [{"stake": stake.pk, "chance": "noir"}],
+        },
     )
     assert decided.status_code == 201, decided.json()
     ruling = decided.json()["decisions"][0]
-    assert ruling["corrections"] == [["T1:bank", "T1:seat:3", 2000]]
+    assert ruling["findings"] == [{"stake": stake.pk, "chance": "noir"}]
+    assert ruling["corrections"] == [{"credit": "T1:bank", "debit": "T1:seat:3", "amount": 2000}]
     assert Movement.objects.filter(reference=f"dispute:{dispute['id']}").count() == 1
 
     refused = act(api(cast.inspecteur), f"/api/v1/disputes/{dispute['id']}/appeal", {"note": "x"})
@@ -78,7 +89,9 @@ def test_the_police_register_over_the_api(api, cast):
     )
     assert written.status_code == 201, written.json()
     observation = written.json()
-    assert observation["follow_up_due"] == "2026-11-10T22:30:00+01:00"  # eight days, Paris time
+    assert (
+        observation["follow_up_due"] == "2026-11-10T21:30:00Z"
+    )  # eight days later (the API speaks UTC)
     answered = act(
         directeur,
         f"/api/v1/police/observations/{observation['id']}/follow-up",

@@ -129,13 +129,14 @@ def test_the_raiser_neither_reviews_nor_decides_the_dispute(cast, chef2, shift, 
     )
     assert "raised dispute" in error.message
     dispute_review(actor=chef2, dispute_id=dispute.pk, note="taken up by the other chef")
+    noir = [{"stake": stake.pk, "chance": "noir"}]
     refused(
         SegregationViolation,
         "segregation_of_duties",
-        functools.partial(decide, cast.chef, findings={"a": {"chance": "noir"}}),
+        functools.partial(decide, cast.chef, findings=noir),
         dispute,
     )
-    decide(chef2, dispute, findings={"a": {"chance": "noir"}})
+    decide(chef2, dispute, findings=noir)
     assert dispute_movements(dispute) == [("T1:bank", "T1:seat:3", 2000)]
 
 
@@ -186,18 +187,19 @@ def test_a_correction_outside_the_contested_record_is_refused(cast, two_holders,
         dispute,
     )
     assert error.where == "corrections[1]"
-    assert error.http_status == 400
+    assert error.http_status == 422
 
 
 def test_the_engine_s_answer_is_held_to_the_contested_record_too(cast, two_holders):
     """A finding about another patron's stake would pay them through this dispute: refused."""
-    a = two_holders.stakes.get(ref="a")
+    a, b = two_holders.stakes.get(ref="a"), two_holders.stakes.get(ref="b")
     dispute = dispute_raise(actor=cast.caissier, subject="stake", subject_id=a.pk, claim="noir")
     dispute_review(actor=cast.chef, dispute_id=dispute.pk, note="taken up")
+    b_on_noir = [{"stake": b.pk, "chance": "noir"}]
     error = refused(
         CorrectionAccountRefused,
         "correction_account_refused",
-        functools.partial(decide, cast.chef, findings={"b": {"chance": "noir"}}),
+        functools.partial(decide, cast.chef, findings=b_on_noir),
         dispute,
     )
     assert "patron:dupont" in error.message
@@ -206,7 +208,7 @@ def test_the_engine_s_answer_is_held_to_the_contested_record_too(cast, two_holde
         actor=cast.caissier, subject="coup", subject_id=two_holders.pk, claim="b was on noir"
     )
     dispute_review(actor=cast.chef, dispute_id=about_coup.pk, note="taken up")
-    decide(cast.chef, about_coup, findings={"b": {"chance": "noir"}})
+    decide(cast.chef, about_coup, findings=b_on_noir)
     assert dispute_movements(about_coup) == [("T1:bank", "patron:dupont", 5000)]
 
 
@@ -221,13 +223,13 @@ def test_a_refused_account_over_the_api(api, cast, two_holders):
         {
             "articles": [first_article(dispute)],
             "reasoning": "pay from the cage",
-            "corrections": [["cage", "T1:seat:3", 500]],
+            "corrections": [{"credit": "cage", "debit": "T1:seat:3", "amount": 500}],
             "override_reason": "quicker",
         },
         format="json",
         HTTP_IDEMPOTENCY_KEY=f"fe{next(KEYS)}",
     )
-    assert answer.status_code == 400
+    assert answer.status_code == 422
     assert (answer.json()["code"], answer.json()["where"]) == (
         "correction_account_refused",
         "corrections[0]",
@@ -319,7 +321,8 @@ def test_the_raiser_and_the_recorders_may_not_approve(cast, chef2, shift, sixain
 def test_on_appeal_the_decider_may_not_approve_and_a_refusal_sends_it_back(cast, stake_disputed):
     dispute = stake_disputed
     dispute_review(actor=cast.chef, dispute_id=dispute.pk, note="taken up")
-    decide(cast.chef, dispute, findings={"a": {"chance": "noir"}})  # the engine's, below threshold
+    # The engine's, below the threshold.
+    decide(cast.chef, dispute, findings=[{"stake": dispute.stake_id, "chance": "noir"}])
     assert dispute_movements(dispute) == [("T1:bank", "T1:seat:3", 2000)]
     dispute_appeal(actor=cast.tailleur, dispute_id=dispute.pk, note="the bank contests it")
     decide(
@@ -355,7 +358,7 @@ def test_on_appeal_the_decider_may_not_approve_and_a_refusal_sends_it_back(cast,
         cast.directeur,
     )
 
-    final = decide(cast.commissaire, dispute, findings={}, reasoning="the record was right")
+    final = decide(cast.commissaire, dispute, findings=[], reasoning="the record was right")
     assert (final.instance, final.attempt, final.approval_grounds) == ("appeal", 2, "")
     dispute.refresh_from_db()
     assert dispute.state == DisputeState.DECIDED_BY_COMMISSIONER
@@ -386,7 +389,7 @@ def test_the_engine_s_own_answer_above_the_threshold_waits_for_approval(
     assert threshold == 100_000
     assert any("1000.00" in a["fr"] and "1000.00" in a["en"] for a in dispute.reglement.articles)
     dispute_review(actor=cast.chef, dispute_id=dispute.pk, note="taken up")
-    decision = decide(cast.chef, dispute, findings={"a": {"chance": "noir"}})
+    decision = decide(cast.chef, dispute, findings=[{"stake": dispute.stake_id, "chance": "noir"}])
     assert decision.corrections == [["T1:bank", "T1:seat:3", 120_000]]
     assert "threshold 100000" in decision.approval_grounds
     dispute.refresh_from_db()
@@ -418,7 +421,7 @@ def test_the_threshold_is_posted_with_the_reglement(api, cast):
         )
     assert raised.value.where == "correction_approval_threshold"
     answer = api(cast.commissaire).post(
-        "/api/v1/reglements/post",
+        "/api/v1/reglements",
         {
             "name": "maison",
             "spec": "baden-1854",

@@ -29,7 +29,7 @@ from casino.people.services import staff_create
 from shoes.errors import CardRefused, IllegalPackState
 from shoes.models import CardLaid, PackEvent
 from shoes.services import cards_pass, pack_cut, pack_retire, pack_shuffle
-from tests.conftest import FLOAT, lay_in_coups, signed_count
+from tests.conftest import FLOAT, lay_in_coups, pass_the_cards, signed_count, talon
 
 
 @pytest.fixture
@@ -61,9 +61,9 @@ def test_staff_off_duty_cannot_shuffle_cut_or_pass_the_pack(cast, other, sixain_
     pack = sixain_in_play
     before = recorded()
     with pytest.raises(NotOnDuty):
-        cards_pass(actor=other[Role.TAILLEUR], pack_id=pack.pk)
+        cards_pass(actor=other[Role.TAILLEUR], pack_id=pack.pk, undealt=talon(pack))
     assert recorded() == before
-    cards_pass(actor=cast.tailleur, pack_id=pack.pk)
+    pass_the_cards(cast, pack)
     before = recorded()
     with pytest.raises(NotOnDuty):
         pack_shuffle(actor=other[Role.CROUPIER], pack_id=pack.pk)
@@ -85,7 +85,7 @@ def test_the_card_endpoint_outside_a_coup_is_gone(api, cast, sixain_in_play):
         format="json",
         HTTP_IDEMPOTENCY_KEY="outside",
     )
-    assert response.status_code == 404
+    assert (response.status_code, response.json()["code"]) == (404, "not_found")
     assert not CardLaid.objects.exists()
 
 
@@ -93,7 +93,7 @@ def test_no_passing_retiring_or_closing_while_a_coup_is_open(cast, shift, sixain
     lay_in_coups(cast, shift, ["KS", "7H"])
     before = recorded()
     with pytest.raises(IllegalPackState, match="coup is in progress"):
-        cards_pass(actor=cast.tailleur, pack_id=sixain_in_play.pk)
+        pass_the_cards(cast, sixain_in_play)
     with pytest.raises(IllegalPackState, match="coup is in progress"):
         pack_retire(actor=cast.chef, pack_id=sixain_in_play.pk, counted={})
     count = signed_count(cast, shift.table, "closing", FLOAT)
@@ -191,7 +191,7 @@ def test_a_reshuffled_sixain_plays_its_cards_again(cast, shift, sixain_in_play):
     with pytest.raises(CardRefused):
         lay_in_coups(cast, shift, ["AS"])  # a seventh in one taille is foreign
     coup_cancel(actor=cast.chef, coup_id=Coup.objects.get(phase="dealing").pk, reason="misdeal")
-    cards_pass(actor=cast.tailleur, pack_id=pack.pk)
+    pass_the_cards(cast, pack)
     pack_shuffle(actor=cast.croupier, pack_id=pack.pk)
     pack_shuffle(actor=cast.tailleur, pack_id=pack.pk)
     pack_cut(actor=cast.tailleur, pack_id=pack.pk, cut_by="Mme Martin")
@@ -243,7 +243,7 @@ def test_tables_over_the_api_only_by_the_director(api, cast, posted):
     body = {
         "number": 7,
         "game": "trente-et-quarante",
-        "reglement_id": posted.pk,
+        "reglement": posted.pk,
         "min_stake": 500,
         "max_stake": 100_000,
     }
@@ -261,15 +261,13 @@ def test_tables_over_the_api_only_by_the_director(api, cast, posted):
     modern = PostedReglement.objects.get(name="trente-et-quarante-modern")
     moved = api(cast.directeur).post(
         "/api/v1/tables/7/settings",
-        {"reglement_id": modern.pk, "min_stake": 1000, "max_stake": 50_000},
+        {"reglement": modern.pk, "min_stake": 1000, "max_stake": 50_000},
         format="json",
         HTTP_IDEMPOTENCY_KEY="t-move",
     )
     assert moved.status_code == 201, moved.json()
     listed = api(cast.inspecteur).get("/api/v1/tables").json()["results"]
-    assert [(t["number"], t["min_stake"], t["reglement"]) for t in listed] == [
-        (7, 1000, str(modern))
-    ]
+    assert [(t["number"], t["min_stake"], t["reglement"]) for t in listed] == [(7, 1000, modern.pk)]
     assert TableChange.objects.count() == 2
 
 
@@ -277,7 +275,7 @@ def test_bad_floor_input_gets_a_clear_error_not_a_500(api, cast, shift, sixain_i
     client = api(cast.croupier)
     for url, body in (
         ("/api/v1/stakes/999999/withdraw", {}),
-        (f"/api/v1/shifts/{shift.pk}/fills", {"amount": 10**20}),
+        ("/api/v1/transfers", {"shift": shift.pk, "kind": "fill", "amount": 10**20}),
         ("/api/v1/counts", {"table": 1, "moment": "closing", "chips": {"10000": 10**20}}),
     ):
         response = client.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY=url)
@@ -285,14 +283,14 @@ def test_bad_floor_input_gets_a_clear_error_not_a_500(api, cast, shift, sixain_i
         assert set(response.json()) == {"code", "message", "where"}
     coup = coup_open(actor=cast.tailleur, shift_id=shift.pk)
     long_seat = api(cast.croupier).post(
-        f"/api/v1/coups/{coup.pk}/stakes",
-        {"ref": "a", "holder": "x" * 60, "chance": "rouge", "amount": 1000},
+        "/api/v1/stakes",
+        {"coup": coup.pk, "ref": "a", "holder": "x" * 60, "chance": "rouge", "amount": 1000},
         format="json",
         HTTP_IDEMPOTENCY_KEY="long",
     )
     assert long_seat.status_code == 400
     assert long_seat.json()["where"] == "holder"
     for query in ("date=2026-13-45", "date=yesterday", "shift=abc", "table=99999999999999"):
-        response = api(cast.inspecteur).get(f"/api/v1/coups/list?{query}")
+        response = api(cast.inspecteur).get(f"/api/v1/coups?{query}")
         assert response.status_code == 400, query
         assert set(response.json()) == {"code", "message", "where"}

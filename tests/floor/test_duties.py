@@ -104,13 +104,22 @@ def test_duties_are_never_edited(cast, shift):
 def test_the_terminal_staffs_a_seance_over_the_api(api, cast, shift, relief):
     chef = api(cast.chef)
     answer = chef.post(
-        f"/api/v1/shifts/{shift.pk}/duties",
-        {"person": "relief", "post": "tailleur"},
+        "/api/v1/duties",
+        {"shift": shift.pk, "person": "relief", "post": "tailleur"},
         format="json",
         HTTP_IDEMPOTENCY_KEY="relief-1",
     )
     assert answer.status_code == 201, answer.json()
-    staff = {(d["person"], d["post"], d["end_reason"]) for d in answer.json()["staff"]}
+    duty = answer.json()
+    assert (duty["shift"], duty["person"], duty["post"], duty["assigned_by"], duty["ended_at"]) == (
+        shift.pk,
+        "relief",
+        "tailleur",
+        "chef",
+        None,
+    )
+    seance = chef.get(f"/api/v1/shifts/{shift.pk}").json()
+    staff = {(d["person"], d["post"], d["end_reason"]) for d in seance["staff"]}
     assert staff == {
         ("tailleur", "tailleur", "relieved by relief"),
         ("croupier", "croupier", None),
@@ -118,8 +127,8 @@ def test_the_terminal_staffs_a_seance_over_the_api(api, cast, shift, relief):
         ("chef", "chef_de_partie", None),
     }
     refused = api(cast.croupier).post(
-        f"/api/v1/shifts/{shift.pk}/duties",
-        {"person": "relief", "post": "tailleur"},
+        "/api/v1/duties",
+        {"shift": shift.pk, "person": "relief", "post": "tailleur"},
         format="json",
         HTTP_IDEMPOTENCY_KEY="relief-2",
     )

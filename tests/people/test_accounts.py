@@ -130,7 +130,7 @@ def test_the_director_cannot_make_an_employee_a_commissioner(cast):
         f"/admin/auth/user/{cast.croupier.pk}/act/roles/", {"roles": ["commissaire"]}
     )
     assert page.status_code == 200
-    assert b"not casino staff" in page.content
+    assert b"pas du personnel du casino" in page.content
     assert snapshot(cast.croupier) == before
     assert events() == count
 
@@ -287,7 +287,7 @@ def test_the_setup_page_sets_the_password_and_enrols_the_device(cast, client):
     )
     code = services.staff_issue_setup_code(actor=cast.directeur, user=user)
     page = client.post("/account/setup/", {"step": "1", "username": "aud3", "code": "WRONG"})
-    assert "do not match" in page.content.decode()
+    assert "ne correspondent à aucun code" in page.content.decode()
     page = client.post("/account/setup/", {"step": "1", "username": "aud3", "code": code})
     key = client.session["people_account_setup"]["key"]
     assert "otpauth://totp/" in page.content.decode()
@@ -295,7 +295,7 @@ def test_the_setup_page_sets_the_password_and_enrols_the_device(cast, client):
 
     form = {"step": "2", "password1": "my-own-phrase-1", "password2": "my-own-phrase-1"}
     page = client.post("/account/setup/", {**form, "otp": "000000"})
-    assert "is not the device" in page.content.decode()
+    assert "pas le code actuel de" in page.content.decode()
     assert not User.objects.get(pk=user.pk).has_usable_password()
     page = client.post("/account/setup/", {**form, "otp": totp_at(key, int(time.time()) // 30)})
     assert "Done" in page.content.decode()

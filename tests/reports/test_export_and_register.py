@@ -88,6 +88,22 @@ def test_the_export_replays_every_coup_and_verifies_the_chain(cast, posted, tmp_
             assert theirs == mine
             compared += 1
     assert compared == Coup.objects.count()
+    # The first sixain passed: the tailleur scanned its undealt cards, and its replay ends with
+    # them; the second was still in play when the séance closed.
+    talons = list(csv.DictReader(io.StringIO(archive.read("talons.csv").decode())))
+    assert sorted(t["replay"] for t in talons) == packs
+    [first] = [t for t in talons if t["undealt"] == "recorded"]
+    [second] = [t for t in talons if t["undealt"] == "not_recorded"]
+    assert second["recorded_cards"] == second["method"] == ""
+    assert (first["method"], first["counted_by"], first["missing"], first["extra"]) == (
+        "scanned",
+        "tailleur",
+        "",
+        "",
+    )
+    cards = json.loads(archive.read(first["replay"]))["cards"]
+    assert cards[int(first["dealt"]) :] == first["recorded_cards"].split()
+    assert int(first["dealt"]) + int(first["undealt_in_replay"]) == len(cards) == 312
 
     folder = tmp_path / "export"
     archive.extractall(folder)

@@ -35,7 +35,7 @@ def test_the_pit_and_the_regulator_find_download_and_regenerate_reports(cast, po
     export = inspector.get(f"/admin/reports/report/{report.pk}/export/")
     assert "report.pdf" in zipfile.ZipFile(io.BytesIO(export.content)).namelist()
     refused = inspector.post(f"/admin/reports/report/{report.pk}/regenerate/", {"reason": "x"})
-    assert "requires the role" in refused.content.decode()
+    assert "il faut le rôle" in refused.content.decode()
     assert (
         logged_in(cast.croupier).get(f"/admin/reports/report/{report.pk}/pdf/").status_code == 403
     )
@@ -60,7 +60,7 @@ def test_the_director_signs_off_the_register_in_the_admin(cast, posted):
     url = f"/admin/reports/report/{register.pk}/sign_off/"
     assert logged_in(cast.directeur).post(url, {"confirm": "on"}).status_code == 302
     refused = logged_in(cast.chef).post(url, {"confirm": "on"})
-    assert "may not certify" in refused.content.decode()
+    assert "ne peut pas le certifier" in refused.content.decode()
     assert list(RegisterSignOff.objects.values_list("person__username", flat=True)) == ["directeur"]
 
 
@@ -75,6 +75,11 @@ def test_regulators_fetch_reports_over_the_api(api, cast, posted):
     assert b"".join(pdf.streaming_content) == Path(report.pdf.path).read_bytes()
     export = inspector.get(f"/api/v1/reports/{report.pk}/export")
     assert "audit/events.jsonl" in zipfile.ZipFile(io.BytesIO(export.content)).namelist()
-    assert api(cast.croupier).get("/api/v1/reports").status_code == 403
+    croupier = api(cast.croupier).get("/api/v1/reports")
+    assert (croupier.status_code, croupier.json()["code"]) == (403, "role_required")
     missing = inspector.get("/api/v1/reports/999999/pdf")
-    assert (missing.status_code, missing.json()["code"]) == (404, "not_found")
+    assert (missing.status_code, missing.json()["code"], missing.json()["where"]) == (
+        404,
+        "not_found",
+        "id",
+    )

@@ -19,7 +19,6 @@ from shoes.errors import (
 )
 from shoes.models import CardLaid, Pack, PackEvent, PackState, Reconciliation
 from shoes.services import (
-    cards_pass,
     pack_cut,
     pack_destroy,
     pack_open,
@@ -29,7 +28,7 @@ from shoes.services import (
     replacement_demand,
     seal_verify,
 )
-from tests.conftest import lay_in_coups
+from tests.conftest import lay_in_coups, pass_the_cards
 
 
 def in_play(cast, pack, shift):
@@ -199,9 +198,9 @@ def test_a_replacement_on_demand_withdraws_the_old_pack_with_its_history(cast, v
     lay_in_coups(cast, shift, ["5C"])
     coup = old.coups.get()
     with pytest.raises(IllegalPackState, match="a coup is in progress"):
-        cards_pass(actor=cast.tailleur, pack_id=old.pk)
+        pass_the_cards(cast, old)
     coup_cancel(actor=cast.chef, coup_id=coup.pk, reason="the cards pass at the players' demand")
-    cards_pass(actor=cast.tailleur, pack_id=old.pk)
+    pass_the_cards(cast, old)
     history = list(old.events.values_list("kind", flat=True))
     replacement_demand(
         actor=cast.chef, pack_id=old.pk, demanded_by="M. Weih, ponte", side="players"
@@ -222,7 +221,7 @@ def test_a_replacement_on_demand_withdraws_the_old_pack_with_its_history(cast, v
 
 def test_the_old_pack_may_instead_be_shuffled_and_cut_again(cast, verified, shift):
     pack = in_play(cast, verified(), shift)
-    cards_pass(actor=cast.tailleur, pack_id=pack.pk)
+    pass_the_cards(cast, pack)
     with pytest.raises(Exception, match="no pack in play"):
         lay_in_coups(cast, shift, ["5C"])
     pack_shuffle(actor=cast.croupier, pack_id=pack.pk)

@@ -3,7 +3,8 @@
 ``python manage.py simulate --tables 2 --hours 1 --seed 7``: for each table, sealed sixains are
 received, their seals verified by the commissioner, opened, shuffled and cut; coups are dealt from
 a seeded shuffle with random stakes (refaits, prisoners and insurance come as the cards fall); at
-"les cartes passent" a new sixain is opened. A coup takes about a minute at a real table. Each
+"les cartes passent" the tailleur scans the undealt cards, the chef de partie counts the sixain
+back and a new one is opened. A coup takes about a minute at a real table. Each
 séance closes with its closing count certified (so it balances: a variance is for real rooms).
 """
 
@@ -184,11 +185,14 @@ class Command(BaseCommand):
                 spoken="" if rng.random() > 0.02 else "rouge gagne",
             )
             if result.last:
-                # Les cartes passent: the sixain is counted back and retired; a new sealed one
-                # will be opened for the next coup.
-                _, left = packs.cards_left(coup.pack)
+                # Les cartes passent: the tailleur scans the undealt cards in the order they lie,
+                # then the sixain is counted back and retired; a new sealed one will be opened
+                # for the next coup.
+                packs.cards_pass(
+                    actor=staff["tailleur"], pack_id=coup.pack_id, undealt=talon, method="scanned"
+                )
                 packs.pack_retire(
-                    actor=staff["chef"], pack_id=coup.pack_id, counted=dict(Counter(left))
+                    actor=staff["chef"], pack_id=coup.pack_id, counted=dict(Counter(talon))
                 )
                 talon = []
         return count
