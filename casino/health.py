@@ -15,10 +15,12 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from casino.api.errors import error_body
+from casino.unavailable import part_name
 
 HEALTH_BROKER_TIMEOUT = 0.5  # seconds: a local Redis answers a ping in well under a millisecond
 
@@ -69,7 +71,10 @@ def ready(request: HttpRequest) -> JsonResponse:
     }
     if not failures:
         return JsonResponse({"status": "ready", "database": "ok", "broker": "ok"})
-    message = "; ".join(f"{part} unavailable ({cause})" for part, cause in failures.items())
+    message = " ; ".join(
+        _("%(part)s injoignable (%(cause)s)") % {"part": part_name(part), "cause": cause}
+        for part, cause in failures.items()
+    )
     response = JsonResponse(error_body("unavailable", message, next(iter(failures))), status=503)
     response["Retry-After"] = str(settings.UNAVAILABLE_RETRY_AFTER_SECONDS)
     return response

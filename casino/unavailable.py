@@ -25,6 +25,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
 from django.views.defaults import server_error as django_server_error
 
 from casino.api.errors import error_body
@@ -63,6 +64,11 @@ def unavailable_part(error: BaseException | None) -> str | None:
     return None
 
 
+def part_name(part: str) -> str:
+    """The part that does not answer, in the request's language."""
+    return _("la base de données") if part == "database" else _("le courtier de tâches")
+
+
 def _cause(error: BaseException) -> str:
     first_line = str(error).strip().splitlines()[:1]
     return f"{type(error).__name__}: {first_line[0] if first_line else ''}".strip()
@@ -72,10 +78,10 @@ def unavailable_response(request: HttpRequest, part: str, error: BaseException) 
     """503 with ``Retry-After``: JSON under /api/ and /health/, a plain page elsewhere."""
     retry_after = settings.UNAVAILABLE_RETRY_AFTER_SECONDS
     log.warning("%s %s: %s unavailable (%s)", request.method, request.path, part, _cause(error))
-    message = (
-        f"the {part} cannot be reached just now; nothing was recorded by this request: "
-        f"send it again (the same Idempotency-Key) in {retry_after} s"
-    )
+    message = _(
+        "%(part)s ne répond pas pour l'instant ; rien n'a été enregistré par cette demande : "
+        "l'envoyer de nouveau (même Idempotency-Key) dans %(seconds)s s"
+    ) % {"part": part_name(part), "seconds": retry_after}
     response: HttpResponse
     if request.path.startswith(("/api/", "/health/")):
         response = JsonResponse(error_body("unavailable", message, None), status=503)

@@ -218,7 +218,8 @@ class PackEvent(models.Model):
                  LIMIT 1;
                 IF FOUND THEN
                     RAISE EXCEPTION 'the table already has pack % in use', busy
-                        USING ERRCODE = 'unique_violation', CONSTRAINT = 'one_pack_in_use_per_table';
+                        USING ERRCODE = 'unique_violation', CONSTRAINT = 'one_pack_in_use_per_table',
+                        DETAIL = json_build_object('seal', busy)::text;
                 END IF;
                 RETURN NEW;
                 """,

@@ -220,7 +220,9 @@ class Duty(models.Model):
         # COMMITTED: each statement of the function sees what committed before it) and is
         # refused, as audit/migrations/0004_serialize_role_changes.py does for roles. The
         # services lock the same rows first, in the same order (séance, then people, then the
-        # audit chain), so that the friendly check in ``_duty_start`` is already exact.
+        # audit chain), so that the friendly check in ``_duty_start`` is already exact. A refusal
+        # names its rule (CONSTRAINT) and gives its facts as JSON (DETAIL), which the application
+        # words in the person's language (casino/database_rules.py).
         triggers = [
             *append_only(),
             pgtrigger.Trigger(
@@ -233,7 +235,8 @@ class Duty(models.Model):
                 IF EXISTS (SELECT 1 FROM floor_shift WHERE id = NEW.shift_id
                            AND closed_at IS NOT NULL) THEN
                     RAISE EXCEPTION 'séance % is closed: nobody goes on duty there', NEW.shift_id
-                        USING ERRCODE = 'check_violation', CONSTRAINT = 'no_duty_in_a_closed_seance';
+                        USING ERRCODE = 'check_violation', CONSTRAINT = 'no_duty_in_a_closed_seance',
+                        DETAIL = json_build_object('shift', NEW.shift_id)::text;
                 END IF;
                 SELECT username INTO who FROM auth_user WHERE id = NEW.person_id FOR NO KEY UPDATE;
                 SELECT t.number INTO busy_table
@@ -244,7 +247,8 @@ class Duty(models.Model):
                  LIMIT 1;
                 IF FOUND THEN
                     RAISE EXCEPTION '% is already on duty at table %', who, busy_table
-                        USING ERRCODE = 'unique_violation', CONSTRAINT = 'one_duty_per_person';
+                        USING ERRCODE = 'unique_violation', CONSTRAINT = 'one_duty_per_person',
+                        DETAIL = json_build_object('person', who, 'table', busy_table)::text;
                 END IF;
                 IF NEW.post IN ('tailleur', 'chef_de_partie') AND EXISTS (
                     SELECT 1 FROM floor_duty d WHERE d.shift_id = NEW.shift_id AND d.post = NEW.post
@@ -252,7 +256,8 @@ class Duty(models.Model):
                 ) THEN
                     RAISE EXCEPTION 'séance % has its % on duty: relieve them first',
                         NEW.shift_id, NEW.post
-                        USING ERRCODE = 'unique_violation', CONSTRAINT = 'one_post_holder_per_seance';
+                        USING ERRCODE = 'unique_violation', CONSTRAINT = 'one_post_holder_per_seance',
+                        DETAIL = json_build_object('shift', NEW.shift_id, 'post', NEW.post)::text;
                 END IF;
                 RETURN NEW;
                 """,

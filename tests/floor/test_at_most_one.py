@@ -263,8 +263,8 @@ def test_concurrent_reliefs_naming_one_person_put_them_on_duty_once(
             functools.partial(
                 post,
                 chef,
-                f"/api/v1/shifts/{seance.pk}/duties",
-                {"person": person.username, "post": "croupier"},
+                "/api/v1/duties",
+                {"shift": seance.pk, "person": person.username, "post": "croupier"},
             )
             for chef, seance in seances
         ]
@@ -285,7 +285,7 @@ def test_two_packs_opened_at_one_table_at_once_leave_one_in_use(
     answers = together(
         *(
             lambda pack=pack, who=who: post(
-                who, f"/api/v1/packs/{pack.pk}/open", {"shift_id": shift.pk}
+                who, f"/api/v1/packs/{pack.pk}/open", {"shift": shift.pk}
             )
             for pack, who in zip(packs, (cast.chef, cast.tailleur), strict=True)
         )
@@ -293,7 +293,11 @@ def test_two_packs_opened_at_one_table_at_once_leave_one_in_use(
     assert sorted(a.status_code for a in answers) == [201, 409]
     refused = next(a for a in answers if a.status_code == 409).json()
     assert set(refused) == {"code", "message", "where"}
-    assert re.search(r"already has pack RF-\d+ in use", refused["message"]), refused
+    # In the language asked (French by default), naming the rule the database holds.
+    assert re.search(
+        r"la table a déjà le jeu RF-\d+ en service \(règle one_pack_in_use_per_table",
+        refused["message"],
+    ), refused
     opened = [p.pk for p in packs if type(p).objects.get(pk=p.pk).state == PackState.OPENED]
     assert len(opened) == 1
 

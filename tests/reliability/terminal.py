@@ -161,20 +161,21 @@ class PlayTable:
         )
         self.shift = int(shift["id"])
         pack = self.spec["pack"]
-        self.terminal.act(self.chef, f"packs/{pack}/open", {"shift_id": self.shift})
+        self.terminal.act(self.chef, f"packs/{pack}/open", {"shift": self.shift})
         self.terminal.act(self.croupier, f"packs/{pack}/shuffles")
         self.terminal.act(self.tailleur, f"packs/{pack}/shuffles")
         self.terminal.act(self.tailleur, f"packs/{pack}/cut", {"cut_by": "M. Dupont"})
 
     def coup(self, stakes: int = 3) -> None:
-        coup = int(self.terminal.act(self.tailleur, "coups", {"shift_id": self.shift})["id"])
+        coup = int(self.terminal.act(self.tailleur, "coups", {"shift": self.shift})["id"])
         self.coups.append(coup)
         for i in range(stakes):
             ref = f"s{i}"
             self.terminal.act(
                 self.croupier,
-                f"coups/{coup}/stakes",
+                "stakes",
                 {
+                    "coup": coup,
                     "ref": ref,
                     "holder": str(i % 9 + 1),
                     "chance": ("rouge", "noir", "couleur", "inverse")[i % 4],

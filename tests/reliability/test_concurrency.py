@@ -84,14 +84,12 @@ def test_the_same_request_sent_six_times_at_once_is_recorded_once(
 ):
     table = play_table()
     table.open()
-    coup = terminal.act(table.tailleur, "coups", {"shift_id": table.shift})["id"]
-    stake = {"ref": "twice", "holder": "1", "chance": "rouge", "amount": 2000}
+    coup = terminal.act(table.tailleur, "coups", {"shift": table.shift})["id"]
+    stake = {"coup": coup, "ref": "twice", "holder": "1", "chance": "rouge", "amount": 2000}
     key = str(uuid.uuid4())
     answers = at_once(
         *(
-            lambda: terminal.send(
-                "POST", f"/api/v1/coups/{coup}/stakes", stake, who=table.croupier, key=key
-            )
+            lambda: terminal.send("POST", "/api/v1/stakes", stake, who=table.croupier, key=key)
             for _ in range(6)
         )
     )
@@ -104,7 +102,7 @@ def test_the_same_request_sent_six_times_at_once_is_recorded_once(
         *(
             lambda: terminal.send(
                 "POST",
-                f"/api/v1/coups/{coup}/stakes",
+                "/api/v1/stakes",
                 {**stake, "ref": "raced"},
                 who=table.croupier,
                 key=str(uuid.uuid4()),

@@ -112,8 +112,8 @@ def test_a_client_that_hangs_up_finds_its_act_done_once(
 ):
     table = play_table()
     table.open()
-    coup = terminal.act(table.tailleur, "coups", {"shift_id": table.shift})["id"]
-    path = f"/api/v1/coups/{coup}/stakes"
+    coup = terminal.act(table.tailleur, "coups", {"shift": table.shift})["id"]
+    path = "/api/v1/stakes"
     token = system.floor["tokens"][table.croupier]
 
     def stakes(ref: str) -> int:
@@ -125,7 +125,7 @@ def test_a_client_that_hangs_up_finds_its_act_done_once(
 
     # Hung up once the request was sent: the act is done; sent again, the first answer.
     key = str(uuid.uuid4())
-    stake = {"ref": "gone", "holder": "1", "chance": "noir", "amount": 1500}
+    stake = {"coup": coup, "ref": "gone", "holder": "1", "chance": "noir", "amount": 1500}
     disconnecting_post(system.port, path, stake, token=token, key=key, cut="after")
     assert wait_until(lambda: stakes("gone") == 1, timeout=10)
     again = terminal.send("POST", path, stake, who=table.croupier, key=key)
@@ -133,7 +133,7 @@ def test_a_client_that_hangs_up_finds_its_act_done_once(
 
     # Hung up halfway through the body: nothing happened; sent again, it is done now.
     key = str(uuid.uuid4())
-    stake = {"ref": "half", "holder": "2", "chance": "rouge", "amount": 1500}
+    stake = {"coup": coup, "ref": "half", "holder": "2", "chance": "rouge", "amount": 1500}
     disconnecting_post(system.port, path, stake, token=token, key=key, cut="during")
     time.sleep(1)
     assert stakes("half") == 0
