@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -165,6 +166,7 @@ def run() -> None:
         server.terminate()
         server.wait(timeout=30)
         broker.stop()
+        shutil.rmtree(directory, ignore_errors=True)
 
     def line(values: list[float]) -> str:
         return (
