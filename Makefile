@@ -6,13 +6,15 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUNTIME := $(BIN)/python -m casino.runtime
 
-.PHONY: help run demo test bench lint format messages stop clean api-examples
+.PHONY: help run serve demo test faults bench lint format messages stop clean api-examples
 
 help:
 	@echo "make run    start everything with demo data (admin at http://127.0.0.1:8000/admin/)"
+	@echo "make serve  start everything, no demo data"
 	@echo "make demo   the same, headless: seed, run the worker once, exit"
 	@echo "make test   the whole test suite (real PostgreSQL, Redis and Celery worker)"
-	@echo "make bench  the benchmarks"
+	@echo "make faults the fault suite alone (also part of make test)"
+	@echo "make bench  the benchmarks (BENCH=\"broker api\": only those)"
 	@echo "make lint   ruff and mypy"
 	@echo "make messages  refresh locale/en (new messages to translate) and compile it"
 	@echo "make api-examples  the schema's examples, from a séance played over the API"
@@ -27,14 +29,21 @@ $(STAMP): requirements.txt requirements-dev.txt
 run: $(STAMP)
 	$(RUNTIME) run
 
+serve: $(STAMP)
+	$(RUNTIME) serve
+
 demo: $(STAMP)
 	$(RUNTIME) demo
 
 test: $(STAMP)
 	$(RUNTIME) exec -- $(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# The fault suite starts a PostgreSQL and a Redis of its own: it needs no configured server.
+faults: $(STAMP)
+	$(RUNTIME) exec -- $(BIN)/python -m pytest tests/reliability $(PYTEST_ARGS)
+
 bench: $(STAMP)
-	$(RUNTIME) exec -- $(BIN)/python -m tests.bench
+	$(RUNTIME) exec -- $(BIN)/python -m tests.bench $(BENCH)
 
 # Every operation's example in the schema, recorded from the tour of tests/api/tour.py.
 api-examples: $(STAMP)

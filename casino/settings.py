@@ -61,6 +61,14 @@ DATABASES = {
     ),
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# How long a process waits for the database to accept a connection before it says "unavailable"
+# (libpq's smallest is 2 s; a stopped server refuses at once). Without it, a request to a
+# database host that does not answer would hang a web worker for the OS's TCP timeout.
+DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", 2, minimum=2)
+for _alias in DATABASES.values():
+    _alias.setdefault("OPTIONS", {})["connect_timeout"] = DATABASE_CONNECT_TIMEOUT
+# What a 503 tells the client to wait before it sends the request again (casino/unavailable.py).
+UNAVAILABLE_RETRY_AFTER_SECONDS = env_int("UNAVAILABLE_RETRY_AFTER_SECONDS", 2, minimum=1)
 # In tests the owner alias points at the test database (tests/conftest.py switches the default
 # connection to an application role of the test database's own).
 DATABASES["owner"]["TEST"] = {"MIRROR": "default"}
@@ -91,6 +99,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: whatever meets an unreachable database below answers 503, not 500 (casino/unavailable.py).
+    "casino.unavailable.UnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -262,6 +272,12 @@ CELERY_BEAT_SCHEDULE = {
 # sent again (the broker lost it: a Redis restart without persistence).
 OUTBOX_POLL_SECONDS = env_int("OUTBOX_POLL_SECONDS", 1, minimum=1)
 OUTBOX_REDELIVER_AFTER_SECONDS = env_int("OUTBOX_REDELIVER_AFTER_SECONDS", 600, minimum=1)
+# A task whose work fails is retried with backoff (1, 2, 4… s, at most 10 min) this many times,
+# then marked failed until the relay sends it again. A task the database's outage stops is retried
+# without limit, waiting at most OUTBOX_OUTAGE_RETRY_MAX_SECONDS between tries, so that it runs
+# soon after the database is back (casino/outbox/outbox.py).
+OUTBOX_TASK_RETRIES = env_int("OUTBOX_TASK_RETRIES", 8, minimum=0)
+OUTBOX_OUTAGE_RETRY_MAX_SECONDS = env_int("OUTBOX_OUTAGE_RETRY_MAX_SECONDS", 30, minimum=1)
 
 LOGGING = {
     "version": 1,

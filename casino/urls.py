@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from audit import api as audit_api
+from casino import health
 from casino.disputes import api as disputes_api
 from casino.floor import api as floor_api
 from casino.people import api as people_api
@@ -28,7 +29,12 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # For load balancers and process managers (casino/health.py): no login, no session.
+    path("health/live", health.live, name="health-live"),
+    path("health/ready", health.ready, name="health-ready"),
 ]
 
 # A URL under /api/ that names nothing is refused in the API's shape, {code, message, where}.
 handler404 = "casino.api.errors.not_found"
+# A database that cannot be reached outside a view (casino/unavailable.py): 503, not 500.
+handler500 = "casino.unavailable.server_error"

@@ -190,7 +190,41 @@ class PackEvent(models.Model):
     class Meta:
         ordering = ["at", "id"]
         verbose_name = "acte / pack event"
-        triggers = append_only()
+        constraints = [
+            # A pack's custody at a table begins when it is opened there, once (its state moves
+            # forward only, so it is never opened again, and never at a second table).
+            models.UniqueConstraint(
+                fields=["pack"], condition=models.Q(kind="opened"), name="one_opening_per_pack"
+            ),
+        ]
+        triggers = [
+            *append_only(),
+            # One pack in use at a table (opened, in play or passed). Which table a pack is at
+            # is a fact of its opening event, its use a fact of its state: no index spans both.
+            # The trigger locks the table, so of two packs opened at one table at the same
+            # moment the second waits for the first to commit, then sees it (docs/uniqueness.md).
+            pgtrigger.Trigger(
+                name="one_pack_in_use_per_table",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert,
+                condition=pgtrigger.Q(new__kind="opened"),
+                declare=[("busy", "varchar")],
+                func="""
+                PERFORM 1 FROM floor_table WHERE id = NEW.table_id FOR NO KEY UPDATE;
+                SELECT p.seal_number INTO busy FROM shoes_pack p
+                  JOIN shoes_packevent e ON e.pack_id = p.id AND e.kind = 'opened'
+                 WHERE e.table_id = NEW.table_id AND p.id <> NEW.pack_id
+                   AND p.state IN ('opened', 'in_play', 'passed')
+                 LIMIT 1;
+                IF FOUND THEN
+                    RAISE EXCEPTION 'the table already has pack % in use', busy
+                        USING ERRCODE = 'unique_violation', CONSTRAINT = 'one_pack_in_use_per_table',
+                        DETAIL = json_build_object('seal', busy)::text;
+                END IF;
+                RETURN NEW;
+                """,
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.get_kind_display()}"

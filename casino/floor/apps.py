@@ -5,3 +5,11 @@ class FloorConfig(AppConfig):
     name = "casino.floor"
     label = "floor"
     verbose_name = "Salle de jeux / Gaming floor"
+
+    def ready(self) -> None:
+        from django.db.backends.signals import connection_created
+
+        from casino.database_rules import install
+
+        # The database's "at most one" refusals become Conflicts on every connection.
+        connection_created.connect(install, dispatch_uid="casino.database_rules")

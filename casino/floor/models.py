@@ -212,7 +212,57 @@ class Duty(models.Model):
     class Meta:
         ordering = ["started_at", "id"]
         verbose_name_plural = "duties"
-        triggers = append_only()
+        # "Open" is a fact of two append-only tables (a duty without its DutyEnd), which no index
+        # can express; this trigger holds the at-most-one rules of duties instead
+        # (docs/uniqueness.md). It locks the séance and the person before looking, so of two
+        # transactions starting a duty for the same person (or the same post at the same séance)
+        # the second waits for the first to end, then looks again with a fresh snapshot (READ
+        # COMMITTED: each statement of the function sees what committed before it) and is
+        # refused, as audit/migrations/0004_serialize_role_changes.py does for roles. The
+        # services lock the same rows first, in the same order (séance, then people, then the
+        # audit chain), so that the friendly check in ``_duty_start`` is already exact. A refusal
+        # names its rule (CONSTRAINT) and gives its facts as JSON (DETAIL), which the application
+        # words in the person's language (casino/database_rules.py).
+        triggers = [
+            *append_only(),
+            pgtrigger.Trigger(
+                name="at_most_one_duty",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert,
+                declare=[("busy_table", "integer"), ("who", "varchar")],
+                func="""
+                PERFORM 1 FROM floor_shift WHERE id = NEW.shift_id FOR NO KEY UPDATE;
+                IF EXISTS (SELECT 1 FROM floor_shift WHERE id = NEW.shift_id
+                           AND closed_at IS NOT NULL) THEN
+                    RAISE EXCEPTION 'séance % is closed: nobody goes on duty there', NEW.shift_id
+                        USING ERRCODE = 'check_violation', CONSTRAINT = 'no_duty_in_a_closed_seance',
+                        DETAIL = json_build_object('shift', NEW.shift_id)::text;
+                END IF;
+                SELECT username INTO who FROM auth_user WHERE id = NEW.person_id FOR NO KEY UPDATE;
+                SELECT t.number INTO busy_table
+                  FROM floor_duty d JOIN floor_shift s ON s.id = d.shift_id
+                  JOIN floor_table t ON t.id = s.table_id
+                 WHERE d.person_id = NEW.person_id
+                   AND NOT EXISTS (SELECT 1 FROM floor_dutyend e WHERE e.duty_id = d.id)
+                 LIMIT 1;
+                IF FOUND THEN
+                    RAISE EXCEPTION '% is already on duty at table %', who, busy_table
+                        USING ERRCODE = 'unique_violation', CONSTRAINT = 'one_duty_per_person',
+                        DETAIL = json_build_object('person', who, 'table', busy_table)::text;
+                END IF;
+                IF NEW.post IN ('tailleur', 'chef_de_partie') AND EXISTS (
+                    SELECT 1 FROM floor_duty d WHERE d.shift_id = NEW.shift_id AND d.post = NEW.post
+                       AND NOT EXISTS (SELECT 1 FROM floor_dutyend e WHERE e.duty_id = d.id)
+                ) THEN
+                    RAISE EXCEPTION 'séance % has its % on duty: relieve them first',
+                        NEW.shift_id, NEW.post
+                        USING ERRCODE = 'unique_violation', CONSTRAINT = 'one_post_holder_per_seance',
+                        DETAIL = json_build_object('shift', NEW.shift_id, 'post', NEW.post)::text;
+                END IF;
+                RETURN NEW;
+                """,
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.person} as {self.post}"
@@ -472,6 +522,19 @@ class Coup(models.Model):
     class Meta:
         ordering = ["opened_at", "id"]
         verbose_name = "coup"
+        constraints = [
+            # A séance closes only when no coup is in progress and a table has one séance open,
+            # so this is "one coup at a time at a table".
+            models.UniqueConstraint(
+                fields=["shift"],
+                condition=~models.Q(phase__in=["settled", "cancelled"]),
+                name="one_coup_in_progress_per_seance",
+            ),
+            # The replay format names a coup by its pack, taille and number.
+            models.UniqueConstraint(
+                fields=["pack", "taille", "number"], name="one_coup_number_per_taille"
+            ),
+        ]
         triggers = [
             pgtrigger.Protect(name="not_deleted", operation=pgtrigger.Delete),
             pgtrigger.ReadOnly(name="only_phase_changes", exclude=["phase"]),
@@ -608,6 +671,9 @@ class Settlement(models.Model):
 
     class Meta:
         ordering = ["coup", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["coup", "stake"], name="one_settlement_per_stake"),
+        ]
         triggers = append_only()
 
     def __str__(self) -> str:

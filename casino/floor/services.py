@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q, Sum
 from django.utils.translation import gettext as _
@@ -529,10 +530,21 @@ def _duty_end(duty: Duty, actor: Any, reason: str) -> DutyEnd:
     return end
 
 
+def lock_people(*people: Any) -> None:
+    """Hold the people's rows until the transaction ends, in id order (so two acts naming the
+    same people never wait for each other in a circle), before the audit chain's lock. The
+    database's duty trigger takes the same lock (docs/uniqueness.md); taking it here first makes
+    the checks of ``_duty_start`` exact, and keeps every act's order: séance or table, people,
+    then the chain."""
+    ids = sorted({person.pk for person in people})
+    list(User.objects.select_for_update(no_key=True).filter(pk__in=ids).order_by("pk"))
+
+
 def _duty_start(shift: Shift, person: Any, post: Duty.Post, actor: Any) -> Duty:
     """Put someone on duty: they hold the role, and are on duty nowhere else. A new tailleur
     relieves the one dealing (one tailleur at a time)."""
     post = Duty.Post(post)
+    lock_people(person)
     if Role(post) not in roles_of(person):
         raise NotOnDuty(
             _("%(person)s n'a pas le rôle %(post)s") % {"person": person, "post": post},
@@ -641,6 +653,7 @@ def shift_open(
     )
     if Shift.objects.filter(table=table, closed_at__isnull=True).exists():
         raise Conflict(_("%(table)s a déjà une séance ouverte") % {"table": table}, where="table")
+    lock_people(actor, tailleur, *croupiers)
     count = _signed_count(count_id, table, FloatCount.Moment.OPENING)
     if Shift.objects.filter(opening_count=count).exists():
         raise Conflict(

@@ -12,6 +12,7 @@ from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.timezone import localtime
 
 from casino.admin_base import RecordAdmin
 from casino.reports import services
@@ -34,6 +35,7 @@ class SignOffForm(forms.Form):
 class ReportAdmin(RecordAdmin):
     list_display = ["__str__", "kind", "version", "state", "requested_at", "rendered_at", "pages"]
     list_filter = ["kind", "day"]
+    list_select_related = ["outbox"]
     date_hierarchy = "requested_at"
     readonly_fields = [
         "kind",
@@ -59,12 +61,23 @@ class ReportAdmin(RecordAdmin):
 
     @admin.display(description="état / status")
     def state(self, report: Report) -> str:
+        """The true state: a failed or retried render says when, how often and why."""
+        outbox = report.outbox
         if report.status == "failed":
-            assert report.outbox is not None
+            assert outbox is not None
             return format_html(
-                "échec / failed ({} attempts): <code>{}</code>",
-                report.outbox.send_count,
-                report.outbox.last_error,
+                "échec / failed ({} attempts, {}; sent again by the relay): <code>{}</code>",
+                outbox.attempts,
+                f"{localtime(outbox.failed_at):%Y-%m-%d %H:%M:%S}",
+                outbox.last_error,
+            )
+        if report.status == "retrying":
+            assert outbox is not None
+            return format_html(
+                "nouvel essai / retrying (failed {} time(s), next at {}): <code>{}</code>",
+                outbox.attempts,
+                f"{localtime(outbox.retry_at):%H:%M:%S}" if outbox.retry_at else "-",
+                outbox.last_error,
             )
         return {"signed": "signé / signed", "pending": "en attente / pending"}[report.status]
 

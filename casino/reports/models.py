@@ -94,11 +94,14 @@ class Report(models.Model):
 
     @property
     def status(self) -> str:
+        """``signed``; else its request's state: ``pending`` (not run yet, or running),
+        ``retrying`` (a run failed, the worker tries again) or ``failed`` (the worker gave up;
+        the relay sends it again later)."""
         if self.rendered_at is not None:
             return "signed"
-        if self.outbox is not None and self.outbox.last_error:
-            return "failed"
-        return "pending"
+        if self.outbox is None or self.outbox.state == "done":
+            return "pending"
+        return self.outbox.state
 
 
 class RegisterSignOff(models.Model):

@@ -117,10 +117,43 @@ def test_relay_sends_again_what_the_broker_lost(transactional_db, unique_queue, 
     settings.OUTBOX_REDELIVER_AFTER_SECONDS = 1
     with transaction.atomic():
         message = enqueue("audit.chain_verify")  # sent now, to a queue nobody reads
-    assert OutboxMessage.objects.get(pk=message.pk).send_count == 1
+    # By this process's sender thread, a moment after the commit.
+    assert wait_until(lambda: OutboxMessage.objects.get(pk=message.pk).send_count == 1)
     assert relay_pending() == 0  # too recent to be presumed lost
     OutboxMessage.objects.filter(pk=message.pk).update(
         sent_at=OutboxMessage.objects.get(pk=message.pk).created_at.replace(year=2000)
     )
     assert relay_pending() == 1
     assert OutboxMessage.objects.get(pk=message.pk).send_count == 2
+
+
+def relay_once(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", "relay_outbox", "--once"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_relay_names_what_is_unavailable(transactional_db, unique_queue):
+    """The database down is not "broker unavailable", and the other way round."""
+    nowhere = free_port()
+    database_down = service_env(DATABASE_URL=f"postgresql://nobody@127.0.0.1:{nowhere}/none")
+    relay = relay_once(database_down)
+    assert relay.returncode == 0, relay.stderr
+    assert "relay: database unavailable, will retry: OperationalError" in relay.stderr
+    assert "broker" not in relay.stderr
+
+    with transaction.atomic():
+        message = enqueue("audit.chain_verify")
+    assert wait_until(lambda: OutboxMessage.objects.get(pk=message.pk).send_count == 1)
+    broker_down = service_env(REDIS_URL=f"redis://127.0.0.1:{nowhere}/0")
+    OutboxMessage.objects.update(sent_at=None, send_count=0)  # as if never sent
+    relay = relay_once(broker_down)
+    assert relay.returncode == 0, relay.stderr
+    assert "relay: broker unavailable, will retry: OperationalError" in relay.stderr
+    assert "database" not in relay.stderr
+    assert OutboxMessage.objects.get().sent_at is None

@@ -65,27 +65,31 @@ def test_a_worker_killed_mid_render_leaves_one_report(transactional_db, cast, po
     assert Report.objects.get().outbox.attempts == 1
 
 
-def test_a_failed_render_is_retried_and_shows_its_error_in_the_admin(
+def test_a_failed_render_is_retried_then_shown_failed_with_its_cause_in_the_admin(
     transactional_db, cast, posted, unique_queue, tmp_path
 ):
     from django.test import Client
 
-    broken = service_env(REPORT_SIGNING_PKCS12=str(tmp_path / "missing.p12"))
+    broken = service_env(
+        REPORT_SIGNING_PKCS12=str(tmp_path / "missing.p12"), OUTBOX_TASK_RETRIES="1"
+    )
     worker = Worker(broken, unique_queue)
     try:
         report = close_a_seance()
-        assert wait_until(
-            lambda: "no signing key" in Report.objects.get(pk=report.pk).outbox.last_error,
-            timeout=90,
-        )
+        # Tried, retried once after its backoff, then given up: the true state, with the cause.
+        assert wait_until(lambda: Report.objects.get(pk=report.pk).status == "failed", timeout=90)
     finally:
         worker.stop()
+    outbox = Report.objects.get(pk=report.pk).outbox
+    assert outbox.attempts == 2
+    assert "no signing key" in outbox.last_error
+    assert "retrying in 1 s" in worker.log.read_text()
     client = Client()
     login_admin(client, cast.inspecteur)
     page = client.get(f"/admin/reports/report/{report.pk}/change/").content.decode()
-    assert "échec / failed" in page
+    assert "échec / failed (2 attempts" in page
     assert "no signing key" in page
-    # With the key back, the retry (or the relay) renders it.
+    # With the key back, the relay's next sending renders it.
     worker = Worker(service_env(), unique_queue)
     try:
         from casino.celery import app as celery
@@ -94,3 +98,21 @@ def test_a_failed_render_is_retried_and_shows_its_error_in_the_admin(
         assert wait_until(lambda: rendered(report), timeout=90)
     finally:
         worker.stop()
+    assert Report.objects.get(pk=report.pk).status == "signed"
+
+
+def test_the_admin_shows_a_render_waiting_for_its_retry(cast, posted, tmp_path):
+    """Between two runs of a failed render: when it runs again, after how many failures, why."""
+    from django.test import Client
+
+    from casino.outbox.outbox import _record_failure
+
+    report = close_a_seance()
+    assert report.status == "pending"
+    _record_failure(report.outbox_id, "OSError('disk full')", runs=1, gives_up=False, wait=4)
+    client = Client()
+    login_admin(client, cast.inspecteur)
+    page = client.get(f"/admin/reports/report/{report.pk}/change/").content.decode()
+    assert Report.objects.get(pk=report.pk).status == "retrying"
+    assert "nouvel essai / retrying (failed 1 time(s), next at" in page
+    assert "disk full" in page
