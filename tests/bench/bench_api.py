@@ -5,30 +5,20 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import threading
 import time
 import uuid
 from collections import defaultdict
 from typing import Any
 
-from tests.bench.harness import report
+from tests.bench.harness import gunicorn, report
 
 TERMINALS = 20
 WORKERS = 4  # gunicorn sync workers on this 2-core machine
 STAKES = 10
 DEADLINE_SECONDS = 60
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _setup() -> list[dict[str, Any]]:
@@ -182,33 +172,7 @@ def run() -> None:
 
     terminals = _setup()
     connections.close_all()
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "casino.wsgi",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(WORKERS),
-            "--log-level",
-            "warning",
-        ],
-        # No collectstatic here: whitenoise's warning about the missing folder is noise.
-        env={**os.environ, "DEBUG": "0", "PYTHONWARNINGS": "ignore::UserWarning"},
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("gunicorn did not start") from None
-                time.sleep(0.2)
+    with gunicorn(workers=WORKERS) as port:
         timings: dict[str, list[float]] = defaultdict(list)
         threads = [Terminal(port, spec, timings) for spec in terminals]
         started = time.perf_counter()
@@ -217,9 +181,6 @@ def run() -> None:
         for thread in threads:
             thread.join()
         elapsed = time.perf_counter() - started
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     errors = [e for t in threads for e in t.errors]
     if errors:
         raise RuntimeError(f"{len(errors)} terminal(s) failed: {errors[:3]}")

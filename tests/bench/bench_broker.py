@@ -18,7 +18,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tests.bench.harness import report
+from tests.bench.harness import gunicorn, report
 
 SEANCES = 15  # closed with the broker up, and as many with it down
 WORKERS = 2
@@ -128,7 +128,7 @@ def _former_send_with_the_broker_down(url: str) -> float:
 def run() -> None:
     from django.db import connections
 
-    from casino.runtime import EmbeddedRedis, free_port, wait_for_port
+    from casino.runtime import EmbeddedRedis
 
     seances = _setup(2 * SEANCES)
     connections.close_all()
@@ -137,34 +137,15 @@ def run() -> None:
         data=directory / "redis", url_file=directory / "url", pid_file=directory / "pid"
     )
     url, _ = broker.start()
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "casino.wsgi",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(WORKERS),
-            "--log-level",
-            "warning",
-            "--no-control-socket",
-        ],
-        env={**os.environ, "REDIS_URL": url, "DEBUG": "0", "PYTHONWARNINGS": "ignore::UserWarning"},
-    )
     try:
-        wait_for_port(port, timeout=30)
-        _close(port, seances.pop())  # each worker's first request imports what it needs
-        _close(port, seances.pop())
-        up = [_close(port, seance) for seance in seances[: SEANCES - 1]]
-        broker.stop()
-        down = [_close(port, seance) for seance in seances[SEANCES - 1 :]]
-        former = _former_send_with_the_broker_down(url)
+        with gunicorn(workers=WORKERS, REDIS_URL=url) as port:
+            _close(port, seances.pop())  # each worker's first request imports what it needs
+            _close(port, seances.pop())
+            up = [_close(port, seance) for seance in seances[: SEANCES - 1]]
+            broker.stop()
+            down = [_close(port, seance) for seance in seances[SEANCES - 1 :]]
+            former = _former_send_with_the_broker_down(url)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
         broker.stop()
         shutil.rmtree(directory, ignore_errors=True)
 

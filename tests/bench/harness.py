@@ -85,15 +85,15 @@ def bench_house(prefix: str) -> tuple[object, object]:
 
 
 @contextlib.contextmanager
-def gunicorn(*, workers: int) -> Iterator[int]:
-    """The web server as production runs it, on a free port of this machine; yields the port."""
-    import socket
+def gunicorn(*, workers: int, **env: str) -> Iterator[int]:
+    """The web server as production runs it, on a free port of this machine (``env``: settings
+    of its own, REDIS_URL say); yields the port."""
     import subprocess
     import sys
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+    from casino.runtime import free_port, wait_for_port
+
+    port = free_port()
     server = subprocess.Popen(
         [
             sys.executable,
@@ -106,20 +106,13 @@ def gunicorn(*, workers: int) -> Iterator[int]:
             str(workers),
             "--log-level",
             "warning",
+            "--no-control-socket",
         ],
         # No collectstatic here: whitenoise's warning about the missing folder is noise.
-        env={**os.environ, "DEBUG": "0", "PYTHONWARNINGS": "ignore::UserWarning"},
+        env={**os.environ, "DEBUG": "0", "PYTHONWARNINGS": "ignore::UserWarning", **env},
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("gunicorn did not start") from None
-                time.sleep(0.2)
+        wait_for_port(port, timeout=30)
         yield port
     finally:
         server.terminate()
