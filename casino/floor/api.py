@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.urls import path
 from django.utils.translation import gettext as _
@@ -830,10 +830,17 @@ class CoupSerializer(serializers.ModelSerializer[Coup]):
         }
 
 
+# A coup in three queries whatever it holds: itself, its stakes (with their holders), its
+# settlements and its cards (a terminal reads the open coup at every restart).
 COUPS = Coup.objects.select_related(
     "shift__table", "opened_by", "outcome__settled_by", "cancellation__by"
 ).prefetch_related(
-    "stakes__holder", "stakes__placed_by", "stakes__withdrawal", "settlements", "cards"
+    Prefetch(
+        "stakes",
+        queryset=Stake.objects.select_related("holder", "placed_by", "withdrawal"),
+    ),
+    "settlements",
+    "cards",
 )
 
 

@@ -77,11 +77,14 @@ def month_of_play(staff: dict[str, Any], tables: list[Any]) -> dict[str, int]:
             """
             INSERT INTO floor_coup (shift_id, pack_id, taille, number, reglement_id, min_stake,
                                     max_stake, opened_at, opened_by_id, phase)
-            SELECT s.id, p.pack_id, 1, g, s.reglement_id, s.min_stake, s.max_stake,
+            SELECT s.id, p.pack_id, s.taille, g, s.reglement_id, s.min_stake, s.max_stake,
                    s.opened_at + make_interval(mins => 2 * g), %(user)s, 'settled'
-            FROM floor_shift s JOIN bench_pack p ON p.table_id = s.table_id
+            FROM (
+                -- each day's séance plays its own taille of the table's pack
+                SELECT *, row_number() OVER (PARTITION BY table_id ORDER BY opened_at) AS taille
+                FROM floor_shift WHERE closed_at IS NOT NULL
+            ) s JOIN bench_pack p ON p.table_id = s.table_id
             CROSS JOIN generate_series(1, %(coups)s) g
-            WHERE s.closed_at IS NOT NULL
             """,
             {"user": staff["tailleur"].pk, "coups": COUPS_PER_SEANCE},
         )
