@@ -296,6 +296,10 @@ class TailleDeal:
         self.used: set[str] = set()
         self.pending: list[Settlement] = []  # the acts' lines since the last draw
         self._marks = marks_of(self.reglement)
+        # What is out, kept alongside ``laid`` for constant-time checks (the pack, the ranks).
+        self._seen: set[Card] = set()
+        self._out = dict.fromkeys(Rank, 0)
+        self._out[bottom.rank] = 1
 
     @classmethod
     def from_codes(
@@ -336,8 +340,7 @@ class TailleDeal:
 
     def rank_left(self, r: Rank) -> int:
         """How many cards of ``r`` are left to draw (the bottom card, already shown, not counted)."""
-        gone = sum(1 for c in self.laid if c.rank is r) + (self.bottom.rank is r)
-        return 4 - gone
+        return 4 - self._out[r]
 
     def exhausted(self, r: Rank) -> bool:
         """RULES.md §2: none of the rank's cards is left undealt apart from the bottom card."""
@@ -575,7 +578,7 @@ class TailleDeal:
                 card=str(c),
             )
         position = len(self.laid)
-        if c in self.laid:
+        if c in self._seen:
             raise ForeignCard(
                 gettext_noop(
                     "%(card)s est déjà sortie : un jeu de 52 cartes ne la contient qu'une fois"
@@ -595,13 +598,19 @@ class TailleDeal:
                 position=position + 1,
                 bottom=str(self.bottom),
             )
-        self.laid.append(c)
+        self._add(c)
         number = position // 2 + 1
         if side is Side.BANK:
             return Laid(c, side, number, None, Side.PLAYERS)
         draw = self._settle(number, self.laid[-2], c)
         end = self._end() if last else None
         return Laid(c, side, number, draw, self.next_side, end)
+
+    def _add(self, c: Card) -> None:
+        self.laid.append(c)
+        self._seen.add(c)
+        if c != self.bottom:  # the bottom card was counted out when it was shown
+            self._out[c.rank] += 1
 
     def _settle(self, number: int, left: Card, right: Card) -> Draw:
         """What one draw does to every stake on its ranks (RULES.md §2; REPLAY.md, Pharao)."""
@@ -670,7 +679,8 @@ class TailleDeal:
     def from_json(cls, text: str, reglement: Reglement | None = None) -> TailleDeal:
         data = json.loads(text)
         deal = cls(card(data["bottom"]), reglement)
-        deal.laid = [card(code) for code in data["laid"]]
+        for code in data["laid"]:
+            deal._add(card(code))
         deal.standing = {s["id"]: Standing.from_dict(s) for s in data["standing"]}
         deal.used = set(data["used"])
         deal.pending = [
