@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import re
 from fractions import Fraction
 from itertools import combinations
 
@@ -20,6 +21,7 @@ from casino.games.pharao_odds import (
     until_resolved,
 )
 from casino.games.reglement import Reglement
+from tests.conftest import ROOT
 from tests.games.test_replay import run
 
 DEAD = Reglement()
@@ -256,3 +258,37 @@ def test_the_command_refuses_bad_arguments_with_a_json_error(args, code, where):
     status, output, stderr = run("odds", None, *args, raw="")
     assert (status, stderr) == (2, "")
     assert (output["error"]["code"], output["error"]["where"]) == (code, where)
+
+
+def test_the_figures_of_docs_odds_md_are_the_commands():
+    text = (ROOT / "docs" / "odds.md").read_text()
+    pharao = text[text.index("# The exact odds of Pharao") :]
+    rows = re.findall(r"^\| (\d+) \| (.+) \|$", pharao, re.M)
+    assert [int(n) for n, _ in rows] == [51, 41, 31, 21, 11]
+    for n, cells in rows:
+        for k, cell in enumerate(cells.split(" | "), start=1):
+            exact, shown = cell.split(" = ")
+            value = until_resolved(int(n), k, DEAD)
+            assert (Fraction(exact), shown) == (value, f"{float(value):.6f}"), (n, k)
+    first = next_draw(51, 4, DEAD)
+    for figure in (first.bank, first.plie, first.edge_per_draw, first.edge_per_resolved):
+        assert f"| {figure} | {float(figure):.10f} |" in pharao  # type: ignore[arg-type]
+    quoted = {
+        until_resolved(51, 4, DEAD): "205/9996",
+        until_resolved(51, 3, DEAD, bottom_of_rank=True): "13/833",
+        classic_as_ours(52, 3): "27/1768",
+        classic_as_ours(52, 4): "218/10829",
+        classic_as_ours(30, 2): "8/435",
+        classic_as_ours(22, 2): "2/77",
+        classic_as_ours(10, 3): "1/10",
+        classic_as_ours(8, 3): "15/112",
+        classic_advantage(52, 2): "9/884",
+        classic_advantage(52, 4): "33/1666",
+    }
+    for value, written in quoted.items():
+        assert str(value) == written
+        assert written in pharao
+    bank_once = Fraction(51, 52) * until_resolved(51, 1, BANK) + Fraction(1, 52) * until_resolved(
+        51, 0, BANK, bottom_of_rank=True
+    )
+    assert bank_once == Fraction(1, 26)
