@@ -24,6 +24,12 @@ under ``tests/data/replay/pharao/``):
   (``reading_last_draw_both_cards_of_the_rank_lost_once``).
 - A stake is exhausted-checked from what is known at the table: the cards dealt and the bottom
   card. With a whole pack this is REPLAY.md's "none of ``cards[2N-2 .. 50]``".
+- "The stakes on the drawn ranks in the order the stakes were given" is the order of the stakes
+  list, not the order of placing: a stake listed first but placed later settles first
+  (``reading_lines_in_the_order_stakes_are_given``; ``play_taille`` sorts, ``TailleDeal`` settles
+  in the order placed).
+- A raise or a reduction keeps a pending win: a mark may still follow before the same draw, on the
+  stake as it now stands (REPLAY.md: "after a raise or reduce").
 - Stakes still standing after draw 26 are returned as the 26th card is laid (``Laid.end``).
 """
 
