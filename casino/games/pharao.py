@@ -29,7 +29,8 @@ under ``tests/data/replay/pharao/``):
   (``reading_lines_in_the_order_stakes_are_given``; ``play_taille`` sorts, ``TailleDeal`` settles
   in the order placed).
 - A raise or a reduction keeps a pending win: a mark may still follow before the same draw, on the
-  stake as it now stands (REPLAY.md: "after a raise or reduce").
+  stake as it now stands (REPLAY.md: "after a raise or reduce";
+  ``reading_raise_or_reduce_then_mark``).
 - Stakes still standing after draw 26 are returned as the 26th card is laid (``Laid.end``).
 """
 
