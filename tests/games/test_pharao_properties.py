@@ -120,7 +120,7 @@ def money_of(sim: SimulatedPharao) -> tuple[Counter[str], Counter[str], Counter[
     return on, off, paid
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(seed=seeds, rules=rules())
 def test_every_unit_staked_is_returned_paid_or_kept_by_the_bank(seed, rules):
     sim = simulate_pharao_taille(seed=seed, reglement=rules, mistakes=0.3)
@@ -169,7 +169,7 @@ def drive(deal: TailleDeal, sim: SimulatedPharao, draws: range) -> list[object]:
     return events
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(seed=seeds, rules=rules(), cut=st.integers(min_value=0, max_value=26))
 def test_a_taille_saved_and_restored_between_draws_plays_on_the_same(seed, rules, cut):
     sim = simulate_pharao_taille(seed=seed, reglement=rules, mistakes=0.3)
@@ -182,7 +182,7 @@ def test_a_taille_saved_and_restored_between_draws_plays_on_the_same(seed, rules
     assert drive(deal, sim, rest) == drive(again, sim, rest)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(seed=seeds, rules=rules())
 def test_the_replay_of_a_simulated_taille_is_the_engines(seed, rules):
     sim = simulate_pharao_taille(seed=seed, reglement=rules, mistakes=0.3)
