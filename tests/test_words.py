@@ -149,6 +149,7 @@ ENGINE_WORDS = (
     "casino/games/cards.py",
     "casino/games/reglement.py",
     "casino/games/trente_et_quarante.py",
+    "casino/games/pharao.py",
 )
 
 

@@ -1,4 +1,5 @@
-"""``python -m casino.games replay`` and ``python -m casino.games odds`` (REPLAY.md).
+"""``python -m casino.games replay`` and ``python -m casino.games odds`` (REPLAY.md), for
+Trente-et-Quarante and Pharao (``odds --game pharao --cards-left N --rank-left K``).
 
 Bad input: exit status 2 and ``{"error": {"code", "message", "where"}}`` on standard output.
 Never a traceback.
@@ -39,9 +40,50 @@ def _replay() -> int:
     return 0
 
 
+def _pharao_odds(args: argparse.Namespace) -> int:
+    from casino.games.pharao_odds import pharao_odds_document
+    from casino.games.reglement import reglement
+    from casino.games.replay import ReplayError
+
+    if args.decks is not None or args.composition is not None:
+        raise _Usage(
+            "--decks and --composition are Trente-et-Quarante's; Pharao takes --cards-left"
+        )
+    if args.cards_left is None or args.rank_left is None:
+        raise _Usage("--game pharao needs --cards-left N and --rank-left K")
+    spec: Any = "baden-1854"
+    if args.reglement is not None:
+        spec = args.reglement
+        if spec.lstrip().startswith("{"):
+            try:
+                spec = json.loads(spec)
+            except json.JSONDecodeError as exc:
+                return _error("bad_json", exc.msg, "reglement", 2)
+    try:
+        rules = reglement(spec)
+    except GameError as exc:
+        error = ReplayError(exc.template, where=exc.where, **exc.params)
+        error.code = "bad_reglement"
+        raise error from None
+    _emit(
+        pharao_odds_document(
+            cards_left=args.cards_left,
+            rank_left=args.rank_left,
+            reglement=rules,
+            bottom_of_rank=args.bottom_of_rank,
+        )
+    )
+    return 0
+
+
 def _odds(args: argparse.Namespace) -> int:
     from casino.games.odds import odds_document
 
+    if args.game == "pharao":
+        return _pharao_odds(args)
+    pharao_only = (args.cards_left, args.rank_left, args.reglement)
+    if any(option is not None for option in pharao_only) or args.bottom_of_rank:
+        raise _Usage("--cards-left, --rank-left, --reglement and --bottom-of-rank are Pharao's")
     if (args.decks is None) == (args.composition is None):
         raise _Usage("give exactly one of --decks N or --composition JSON")
     composition: Any = None
@@ -58,9 +100,24 @@ def main(argv: list[str]) -> int:
     parser = _Parser(prog="python -m casino.games", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("replay", help="replay a recorded talon read as JSON on standard input")
-    odds = commands.add_parser("odds", help="exact odds of the first coup of a shoe")
+    odds = commands.add_parser("odds", help="exact odds: a shoe's first coup, or a Pharao draw")
+    odds.add_argument(
+        "--game", choices=("trente-et-quarante", "pharao"), default="trente-et-quarante"
+    )
     odds.add_argument("--decks", type=int, help="a full shoe of N packs (1..8)")
     odds.add_argument("--composition", help="remaining cards by point value, as JSON")
+    odds.add_argument(
+        "--cards-left", type=int, help="Pharao: undealt cards, the bottom card not counted (odd)"
+    )
+    odds.add_argument("--rank-left", type=int, help="Pharao: how many of them of the staked rank")
+    odds.add_argument(
+        "--reglement", help='Pharao: a preset name or {"preset", "overrides"} as in replay'
+    )
+    odds.add_argument(
+        "--bottom-of-rank",
+        action="store_true",
+        help="Pharao: the bottom card is of the staked rank (it counts under pharao_last_card bank)",
+    )
     try:
         args = parser.parse_args(argv)
         if args.command == "replay":

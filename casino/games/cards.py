@@ -9,6 +9,8 @@ Card(rank=<Rank.TEN: 'T'>, suit=<Suit.HEARTS: 'H'>)
 ('TH', <Colour.BLACK: 'black'>)
 >>> len(SIXAIN), SIXAIN[card("AS")]
 (312, 6)
+>>> rank("10"), rank("q")
+(<Rank.TEN: 'T'>, <Rank.QUEEN: 'Q'>)
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
 
-from casino.games.errors import ForeignCard, IllegalCard, gettext_noop
+from casino.games.errors import ForeignCard, IllegalCard, IllegalRank, gettext_noop
 
 
 class Colour(Enum):
@@ -101,6 +103,20 @@ def card(code: str) -> Card:
     except ValueError:
         raise IllegalCard(
             gettext_noop("%(code)r n'est pas une carte (rangs A23456789TJQK, couleurs SHDC)"),
+            code=code,
+        ) from None
+
+
+def rank(code: str) -> Rank:
+    """The rank of a code (Pharao's stakes are on ranks); ``IllegalRank`` names what is wrong."""
+    text = code.strip().upper() if isinstance(code, str) else None
+    if text == "10":
+        text = "T"
+    try:
+        return Rank(text)
+    except ValueError:
+        raise IllegalRank(
+            gettext_noop("%(code)r n'est pas un rang (A 2 3 4 5 6 7 8 9 T J Q K, ou 10)"),
             code=code,
         ) from None
 

@@ -1,7 +1,10 @@
 """Errors of the games engines. Each names the rule and the offending value.
 
-The codes are the replay's vocabulary (REPLAY.md): ``bad_card``, ``bad_pack``, ``bad_reglement``,
-``bad_stake``; the replay adds ``bad_json``, ``bad_input`` and ``unknown_field``.
+The codes are the replay's vocabulary (REPLAY.md): ``bad_card``, ``bad_rank``, ``bad_pack``,
+``bad_reglement``, ``bad_stake``; the replay adds ``bad_json``, ``bad_input`` and ``unknown_field``.
+Pharao's refusals (``PharaoRefusal``) carry the reason codes of its replay (``false_paroli``,
+``not_approved``, ``over_limit``, ``under_limit``, ``rank_exhausted``, ``unknown_stake``,
+``bad_mark``) and ``late_stake`` for an act while a draw is being dealt.
 
 Words (STYLE.md 12): an engine's message is a French template marked with ``gettext_noop`` and
 its named parameters, kept apart until someone shows it. The engines import no Django, so they
@@ -77,6 +80,12 @@ class IllegalCard(GameError):
     code = "bad_card"
 
 
+class IllegalRank(GameError):
+    """A rank code that is not one of ``A 2 3 4 5 6 7 8 9 T J Q K`` (``10`` accepted for ``T``)."""
+
+    code = "bad_rank"
+
+
 class ForeignCard(GameError):
     """A card the pack cannot contain any more: a seventh ace of spades in a sixain."""
 
@@ -99,3 +108,66 @@ class StakeRefused(GameError):
     """A stake the règlement does not accept: outside the limits, insurance where there is none."""
 
     code = "bad_stake"
+
+
+class StakeIdTaken(GameError):
+    """A stake placed under an id that a stake of the same taille already has."""
+
+    code = "stake_id_taken"
+
+
+class PharaoRefusal(GameError):
+    """An act at a Pharao table that the rules refuse (RULES.md §2). ``code`` is the reason the
+    replay lists (REPLAY.md, Pharao); the floor records the refusal where it is evidence."""
+
+    code = "pharao_refusal"
+
+
+class UnknownStake(PharaoRefusal):
+    """No standing stake has that id: never placed, refused, ended, or placed for the draw to come."""
+
+    code = "unknown_stake"
+
+
+class FalseParoli(PharaoRefusal):
+    """A mark on a stake that did not win the draw just made, or a second mark after one win."""
+
+    code = "false_paroli"
+
+
+class BadMark(PharaoRefusal):
+    """The act does not fit the stake: no such transition in the marks table, a marked stake raised
+    or reduced, a reduction that would leave less than 1."""
+
+    code = "bad_mark"
+
+
+class NotApproved(PharaoRefusal):
+    """A withdrawal or reduction without the banker's approval, or a collect that is not right
+    after a win (which would be a withdrawal)."""
+
+    code = "not_approved"
+
+
+class RankExhausted(PharaoRefusal):
+    """A new stake or a raise on a rank none of whose cards is left to draw."""
+
+    code = "rank_exhausted"
+
+
+class OverLimit(PharaoRefusal):
+    """A new stake, or a stake raised, above the table's maximum."""
+
+    code = "over_limit"
+
+
+class UnderLimit(PharaoRefusal):
+    """A new stake below the table's minimum."""
+
+    code = "under_limit"
+
+
+class DrawInProgress(PharaoRefusal):
+    """A change of stake between the draw's first card and its settlement (the floor's late stake)."""
+
+    code = "late_stake"

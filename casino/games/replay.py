@@ -1,5 +1,8 @@
 """The replay contract (REPLAY.md): a recorded talon and its stakes in, every coup settled out.
 
+A document whose ``game`` is ``pharao`` is Pharao's (``casino.games.pharao_replay``, the same
+vocabulary and the same helpers); what follows is Trente-et-Quarante's.
+
 Input is checked field by field in the page's order and the first fault is named in a
 ``GameError`` whose ``code`` is one of the replay's vocabulary (the CLI prints it as
 ``{"error": {"code", "message", "where"}}`` with exit status 2):
@@ -41,10 +44,10 @@ from casino.games.trente_et_quarante import (
 
 GAME = "trente-et-quarante"
 FIELDS = ("game", "reglement", "cards", "prison", "stakes")
+PHARAO = "pharao"
 # The other games of REPLAY.md: their documents are recognised (their fields are not "unknown"),
 # but their engines are not part of this version, which says so at ``game``.
 OTHER_GAMES = {
-    "pharao": ("game", "reglement", "cards", "stakes", "actions"),
     "alliance": (
         "game",
         "reglement",
@@ -196,7 +199,8 @@ def _game(top: dict[str, Any]) -> None:
     if game in OTHER_GAMES:
         raise _fail(
             "bad_input",
-            f"the {game} replay is not available in this version of the engines (only {GAME})",
+            f"the {game} replay is not available in this version of the engines "
+            f"(only {GAME} and {PHARAO})",
             "game",
         )
     if game != GAME:
@@ -293,6 +297,10 @@ def _stakes(value: Any, rules: Reglement, reached: int, taken: set[str]) -> list
 
 def replay(document: Any) -> dict[str, Any]:
     """Replay one (parsed) document of REPLAY.md; return the output document."""
+    if isinstance(document, dict) and document.get("game") == PHARAO:
+        from casino.games.pharao_replay import replay_pharao  # it builds on this module's helpers
+
+        return replay_pharao(document)
     known: tuple[str, ...] = FIELDS
     if isinstance(document, dict) and isinstance(document.get("game"), str):
         known = OTHER_GAMES.get(document["game"], FIELDS)

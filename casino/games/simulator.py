@@ -1,4 +1,5 @@
-"""A seeded simulator: shuffle, cut and burn a sealed pack, deal whole tailles, place random stakes.
+"""A seeded simulator: shuffle, cut and burn a sealed pack, deal whole tailles, place random stakes;
+for Pharao, whole tailles with stakes, marks, approvals and the occasional refused act.
 
 Used by the tests (property and Monte Carlo checks) and by the demo casino. Same seed, same play.
 
@@ -9,12 +10,17 @@ Used by the tests (property and Monte Carlo checks) and by the demo casino. Same
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from casino.games.cards import SIXAIN, Card, Composition
+from casino.games.cards import RANKS, SINGLE_PACK, SIXAIN, Card, Composition
+from casino.games.errors import PharaoRefusal
+from casino.games.pharao import Act, Action, TailleDeal, play_taille
+from casino.games.pharao import Stake as PharaoStake
+from casino.games.pharao import Taille as PharaoTaille
 from casino.games.reglement import Reglement
 from casino.games.trente_et_quarante import (
     Chance,
@@ -122,3 +128,103 @@ def simulate_taille(
     }
     taille = play_talon(talon, stakes, reglement, prison=prison, composition=composition)
     return SimulatedTaille(seed, reglement, cut_at, talon, stakes, taille)
+
+
+# --- Pharao ---------------------------------------------------------------------------------------
+
+PHARAO_ACTS_WEIGHTS = {  # what a player does with a stake that won the draw just made
+    Act.PAROLI: 3,
+    Act.APPE: 2,
+    Act.COLLECT: 2,
+    None: 3,  # lets it stand as it is
+}
+
+
+@dataclass(frozen=True)
+class SimulatedPharao:
+    seed: int
+    reglement: Reglement
+    cards: tuple[Card, ...]  # the 52 in dealing order, the bottom card last
+    stakes: tuple[tuple[int, PharaoStake], ...]
+    actions: tuple[tuple[int, Action], ...]
+    taille: PharaoTaille
+
+    def replay_document(self, reglement_spec: Any = None) -> dict[str, Any]:
+        """The replay input (REPLAY.md, Pharao) of this taille."""
+        actions = []
+        for draw, a in self.actions:
+            item: dict[str, Any] = {"draw": draw, "stake": a.stake, "do": a.act.value}
+            if a.amount is not None:
+                item["amount"] = a.amount
+            if a.act in (Act.WITHDRAW, Act.REDUCE):
+                item["approved_by"] = a.approved_by
+            actions.append(item)
+        return {
+            "game": "pharao",
+            "reglement": reglement_spec if reglement_spec is not None else self.reglement.name,
+            "cards": [str(c) for c in self.cards],
+            "stakes": [
+                {"id": s.id, "draw": draw, "rank": s.rank.value, "amount": s.amount}
+                for draw, s in self.stakes
+            ],
+            "actions": actions,
+        }
+
+
+def simulate_pharao_taille(
+    *,
+    seed: int,
+    reglement: Reglement,
+    stakes_per_draw: float = 1.5,
+    mistakes: float = 0.1,
+) -> SimulatedPharao:
+    """A seeded taille of Pharao: a shuffled single pack, new stakes before each draw (about
+    ``stakes_per_draw``), marks, collects, approved and unapproved withdrawals and reductions,
+    raises, and with probability ``mistakes`` per draw an act the rules refuse (a false paroli, an
+    unapproved reduction, a stake on an exhausted rank...). Played through ``TailleDeal`` as it
+    goes (to act on what stands), then once more through ``play_taille``, which is returned."""
+    rng = random.Random(seed)
+    cards = shuffled(rng, SINGLE_PACK)
+    deal = TailleDeal(cards[-1], reglement)
+    low = reglement.min_stake or 100
+    high = reglement.max_stake or 10_000
+    stakes: list[tuple[int, PharaoStake]] = []
+    actions: list[tuple[int, Action]] = []
+    weights = list(PHARAO_ACTS_WEIGHTS.values())
+    count = 0
+    for draw in range(1, 27):
+        for s in list(deal.standing.values()):
+            act: Act | None = None
+            amount: int | None = None
+            approved: str | None = None
+            if s.won_on == draw - 1:
+                act = rng.choices(list(PHARAO_ACTS_WEIGHTS), weights)[0]
+            elif rng.random() < 0.08:
+                act = rng.choice([Act.WITHDRAW, Act.REDUCE, Act.RAISE])
+                approved = "banker"
+            if rng.random() < mistakes / 3:  # a mistake, or a cheat: refused by the rules
+                act = rng.choice(list(Act))
+                approved = None
+            if act is None:
+                continue
+            if act in (Act.REDUCE, Act.RAISE):
+                amount = rng.choice([1, low, s.base // 2 or 1, high])
+            action = Action(
+                s.id, act, amount, approved if act in (Act.WITHDRAW, Act.REDUCE) else None
+            )
+            actions.append((draw, action))
+            with contextlib.suppress(PharaoRefusal):
+                deal.act(action)
+        if rng.random() < mistakes:  # an act on a stake that is not there
+            actions.append((draw, Action(f"x{draw}", rng.choice([Act.PAROLI, Act.COLLECT]))))
+        for _ in range(rng.choice([0, 1, 1, 2, 3]) if stakes_per_draw else 0):
+            count += 1
+            amount = rng.choice([low, low * 2, low * 5, rng.randint(low, high)])
+            stake = PharaoStake(f"p{count}", rng.choice(RANKS), min(max(amount, 1), high))
+            stakes.append((draw, stake))
+            with contextlib.suppress(PharaoRefusal):
+                deal.place(stake)
+        deal.lay(cards[2 * draw - 2])
+        deal.lay(cards[2 * draw - 1])
+    taille = play_taille(cards, stakes, actions, reglement)
+    return SimulatedPharao(seed, reglement, tuple(cards), tuple(stakes), tuple(actions), taille)

@@ -1,4 +1,5 @@
-"""The Trente-et-Quarante engine: replay throughput and the exact odds of a full sixain."""
+"""The games engines: Trente-et-Quarante's replay throughput and the exact odds of a full sixain;
+Pharao's replay throughput of whole tailles against a bare loop over the same cards."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import subprocess
 import sys
 import time
 
+from casino.games.pharao import play_taille
 from casino.games.reglement import reglement
-from casino.games.simulator import simulate_taille
+from casino.games.replay import replay_text
+from casino.games.simulator import simulate_pharao_taille, simulate_taille
 from casino.games.trente_et_quarante import play_talon, points
 from tests.bench.harness import median_time, report
 
 TAILLES = 60
+PHARAO_TAILLES = 400
 
 ODDS_PROBE = """
 import json, resource, time, tracemalloc
@@ -31,6 +35,84 @@ print(json.dumps({"seconds": seconds, "traced_peak": peak, "rss_kib": rss, "base
 
 
 def run() -> None:
+    run_trente_et_quarante()
+    run_pharao()
+
+
+def run_pharao() -> None:
+    """Whole tailles of Pharao (26 draws each) with stakes, marks, approvals and refused acts:
+    through the replay command's function (JSON text in, document out), through the engine alone
+    (``play_taille``), and a bare loop over the same cards (pairing them and comparing ranks)."""
+    rules = reglement("baden-1854")
+    sims = [simulate_pharao_taille(seed=seed, reglement=rules) for seed in range(PHARAO_TAILLES)]
+    texts = [json.dumps(s.replay_document()) for s in sims]
+    draws = 26 * len(sims)
+    stakes = sum(len(s.stakes) for s in sims)
+    acts = sum(len(s.actions) for s in sims)
+
+    def through_replay() -> None:
+        for text in texts:
+            replay_text(text)
+
+    def through_engine() -> None:
+        for s in sims:
+            play_taille(s.cards, s.stakes, s.actions, rules)
+
+    def bare() -> None:
+        for s in sims:
+            cards = s.cards
+            plie = 0
+            for i in range(0, 52, 2):
+                if cards[i].rank is cards[i + 1].rank:
+                    plie += 1
+
+    by_draw = [
+        [[(stake.rank, stake.amount) for n, stake in s.stakes if n == d] for d in range(1, 27)]
+        for s in sims
+    ]
+
+    def bare_settling() -> None:
+        # The same loop settling the same stakes on their ranks: even money, half on a plié, no
+        # marks, acts, limits or checks; the floor under any engine.
+        for s, placed in zip(sims, by_draw, strict=True):
+            cards = s.cards
+            standing: dict[object, list[int]] = {}
+            bank = 0
+            for d in range(26):
+                for rank, amount in placed[d]:
+                    standing.setdefault(rank, []).append(amount)
+                left, right = cards[2 * d].rank, cards[2 * d + 1].rank
+                if left is right:
+                    bank += sum(a // 2 for a in standing.get(left, ()))
+                else:
+                    bank += sum(standing.pop(left, ()))
+                    bank -= sum(standing.get(right, ()))
+
+    t_replay = median_time(through_replay, runs=5)
+    t_engine = median_time(through_engine, runs=5)
+    t_bare = median_time(bare, runs=5)
+    t_settling = median_time(bare_settling, runs=5)
+    report(
+        f"Pharao: {PHARAO_TAILLES} whole tailles ({draws} draws, {stakes} stakes, {acts} acts)",
+        [
+            (
+                "through the replay (JSON text in, document out)",
+                f"{draws / t_replay:,.0f} draws/s (median of 5)",
+            ),
+            ("through the engine (play_taille)", f"{draws / t_engine:,.0f} draws/s"),
+            ("bare loop over the same cards (pairs, plié test)", f"{draws / t_bare:,.0f} draws/s"),
+            (
+                "the same loop settling the stakes by rank (no marks, acts, checks)",
+                f"{draws / t_settling:,.0f} draws/s",
+            ),
+            ("ratio replay / bare", f"{t_replay / t_bare:,.0f}x"),
+            ("ratio engine / bare", f"{t_engine / t_bare:,.0f}x"),
+            ("ratio engine / bare settling loop", f"{t_engine / t_settling:.1f}x"),
+        ],
+    )
+
+
+def run_trente_et_quarante() -> None:
     rules = reglement("trente-et-quarante-modern")
     sims = [
         simulate_taille(seed=seed, reglement=rules, stakes_per_coup=5) for seed in range(TAILLES)

@@ -12,6 +12,7 @@ from casino.games.cards import SIXAIN, Card
 from casino.games.reglement import PRESETS, Reglement, reglement
 from casino.games.replay import replay
 from casino.games.trente_et_quarante import coups_reached
+from tests.games.test_pharao_properties import marks_tables
 
 CHANCES = ("rouge", "noir", "couleur", "inverse")
 small = st.integers(min_value=0, max_value=50)
@@ -58,7 +59,7 @@ PARAMETER_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "insurance_premium": small,
     "pharao_last_card": st.sampled_from(["dead", "bank"]),
     "pharao_plie_share": st.sampled_from(["0", "1", "1/2", "1/3", "2/4", "3/7"]),
-    "pharao_marks": marks_rows,
+    "pharao_marks": st.one_of(marks_rows, marks_tables()),
     "alliance_values": st.dictionaries(
         st.sampled_from(["alliance", "lever_forced", "lever", "solo"]), small
     ),
