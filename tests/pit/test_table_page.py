@@ -577,7 +577,7 @@ def test_without_htmx_an_act_goes_back_to_the_page_with_its_words(tailleur, sixa
 def test_the_page_speaks_english_when_asked(cast, sixain_in_play):
     client = admin_client(cast.tailleur)
     page = text(client.get("/admin/pit/table/1/", headers={"Accept-Language": "en"}))
-    assert "Place your bets" in page
+    assert "faites vos jeux: place your bets" in page
     assert "Stakes from 5.00 to 6,000.00" in page
 
 
