@@ -29,7 +29,7 @@ from django.views.decorators.http import require_GET, require_POST
 from casino.errors import DomainError, NotFound
 from casino.floor import coups
 from casino.floor.models import Duty, Shift, Table
-from casino.floor.services import require_duty_at_table
+from casino.floor.services import NotOnDuty, require_on_duty
 from casino.games.cards import card
 from casino.games.errors import GameError
 from casino.pit.pages import Done, page, perform
@@ -40,6 +40,7 @@ from casino.pit.table_view import (
     face,
     holder_name,
     money,
+    staff_on_duty,
     table_view,
 )
 from shoes.services import cards_pass
@@ -85,10 +86,17 @@ def _on_duty_here(request: HttpRequest, number: int) -> Shift:
     table = Table.objects.filter(number=number).first()
     if table is None:
         raise NotFound(_("la table %(table)s n'existe pas") % {"table": number}, where="table")
-    shift = require_duty_at_table(
-        table.pk, request.user, *POSTS, act=_("ouvrir la page de la table")
+    act = _("ouvrir la page de la table")
+    shift = (
+        Shift.objects.select_related("table", "reglement")
+        .filter(table=table, closed_at__isnull=True)
+        .first()
     )
-    shift.table = table
+    if shift is None:
+        raise NotOnDuty(
+            _("%(act)s : aucune séance n'est ouverte à cette table") % {"act": act}, where="actor"
+        )
+    require_on_duty(shift, request.user, *POSTS, act=act)
     return shift
 
 
@@ -141,6 +149,7 @@ def table(request: HttpRequest, number: int) -> HttpResponse:
     except DomainError as refused:
         return _refusal(request, number, refused)
     view = table_view(shift)
+    view.staff = staff_on_duty(shift)
     body, _digest = _panel_body(request, view)
     return page(
         request,

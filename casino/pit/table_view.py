@@ -223,7 +223,6 @@ class TableView:
     insurance: str | None
     refait: str
     refait_choices: list[tuple[str, str]]
-    staff: list[tuple[str, str]]
     pack: Pack | None
     taille: int | None
     left: int | None
@@ -237,6 +236,7 @@ class TableView:
     preview: Preview | None = None
     last_coup: LastCoup | None = None
     passing: Passing | None = None
+    staff: list[tuple[str, str]] = field(default_factory=list)  # the whole page's (staff_on_duty)
     phrases: tuple[str, ...] = PHRASES
 
 
@@ -296,7 +296,8 @@ def _stake_view(stake: Stake) -> StakeView:
     )
 
 
-def _staff(shift: Shift) -> list[tuple[str, str]]:
+def staff_on_duty(shift: Shift) -> list[tuple[str, str]]:
+    """Who is on duty at the séance, by post (the page's header; the panel does not show it)."""
     duties = (
         Duty.objects.filter(shift=shift, end__isnull=True)
         .select_related("person")
@@ -390,11 +391,11 @@ def _last_coup(shift: Shift) -> LastCoup | None:
     )
 
 
-def _passing(shift: Shift, pack: Pack | None, coup_open: bool) -> Passing | None:
+def _passing(shift: Shift, pack: Pack | None, left: int | None, coup_open: bool) -> Passing | None:
     if coup_open:
         return None
     if pack is not None:
-        return Passing(pack, cards_left(pack)[0], required=False)
+        return Passing(pack, left or 0, required=False)
     for passed in packs_at(shift.table_id, PackState.PASSED):
         counted = passed.talon_counts.filter(taille=current_taille(passed)).exists()
         left = cards_left(passed)[0]
@@ -421,9 +422,8 @@ def table_view(shift: Shift) -> TableView:
         insurance=insurance,
         refait=refait,
         refait_choices=choices,
-        staff=_staff(shift),
         pack=pack,
-        taille=current_taille(pack) if pack else None,
+        taille=(coup.taille if coup else current_taille(pack)) if pack else None,
         left=cards_left(pack)[0] if pack else None,
         coup=coup,
     )
@@ -431,7 +431,7 @@ def table_view(shift: Shift) -> TableView:
     by_chance = {box.chance: box for box in view.boxes}
     for chance, prisoner in _prison(shift):
         by_chance[chance].prisoners.append(prisoner)
-    view.passing = _passing(shift, pack, coup is not None)
+    view.passing = _passing(shift, pack, view.left, coup is not None)
     if coup is None:
         view.last_coup = _last_coup(shift)
         return view
@@ -446,7 +446,10 @@ def table_view(shift: Shift) -> TableView:
         row_view("noir", deal.noir, deal.next_row),
         row_view("rouge", deal.rouge, deal.next_row),
     ]
-    view.preview = _preview(coup)
+    # Only a coup that can be settled now has a preview: rows complete, no card left, or the
+    # cut card's rule in force (the selector decides; this spares it the look otherwise).
+    if deal.complete or view.left == 0 or rules.end_rule == "cut_card":
+        view.preview = _preview(coup)
     if coup.phase == CoupPhase.BETTING:
         view.next_word = _("Les mises sont ouvertes ; puis le tailleur : « le jeu est fait ».")
     elif view.preview is not None and view.preview.cut_card:

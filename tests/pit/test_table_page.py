@@ -589,3 +589,9 @@ def test_times_are_the_casinos(cast, tailleur, sixain_in_play, settings):
     paris = timezone.localtime(coup.opened_at, timezone.get_default_timezone())
     assert f"ouvert à {paris:%H:%M:%S}" in page
     assert settings.TIME_ZONE == "Europe/Paris"
+
+
+def test_a_table_without_a_seance_is_refused_by_name(cast, table):
+    response = admin_client(cast.tailleur).get("/admin/pit/table/1/")
+    assert response.status_code == 403
+    assert "aucune séance n'est ouverte à cette table" in text(response)
