@@ -595,3 +595,48 @@ def test_a_table_without_a_seance_is_refused_by_name(cast, table):
     response = admin_client(cast.tailleur).get("/admin/pit/table/1/")
     assert response.status_code == 403
     assert "aucune séance n'est ouverte à cette table" in text(response)
+
+
+@pytest.mark.reglement("trente-et-quarante-modern")
+def test_insurance_and_the_choice_at_a_refait_are_offered_where_the_reglement_has_them(
+    cast, tailleur, croupier, sixain_in_play
+):
+    page = text(croupier.get("/admin/pit/table/1/"))
+    assert 'name="insured"' in page
+    assert "Refait : au choix du joueur (à défaut : en prison)" in page
+    assert "Assurance contre le refait : 0,05 par tranche de 5,00 commencée" in page
+    coup = open_coup(tailleur)
+    for holder, chance, extra in (
+        ("1", "rouge", {"insured": "on"}),
+        ("2", "noir", {"on_refait": "half"}),
+        ("3", "couleur", {"on_refait": "move:inverse"}),
+        ("4", "inverse", {}),
+    ):
+        answer = post(
+            croupier,
+            "stakes",
+            {"coup": coup.pk, "holder": holder, "chance": chance, "amount": "10", **extra},
+        )
+        assert answer.status_code == 200, text(answer)
+    assert [(s.insured, s.on_refait) for s in Stake.objects.order_by("id")] == [
+        (True, ""),
+        (False, "half"),
+        (False, "move:inverse"),
+        (False, ""),
+    ]
+    post(tailleur, "close-betting", {"coup": coup.pk})
+    for code in REFAIT:
+        post(tailleur, "cards", {"coup": coup.pk, "code": code})
+    page = text(croupier.get("/admin/pit/table/1/"))
+    outcomes = [line.split('data-outcome="')[1].split('"')[0] for line in page.split("<tr")[1:]
+                if 'data-outcome="' in line]  # fmt: skip
+    # Insured: untouched by the refait; half given up; moved to prison on inverse; the default.
+    assert outcomes == ["push", "half_lost", "imprisoned", "imprisoned"]
+    assert page.count("0,10") >= 1  # the premium of an insured 10,00
+    coup.refresh_from_db()
+    preview = settlement_preview(coup)
+    post(croupier, "settle", {"coup": coup.pk, "spoken": "refait"})
+    assert_recorded_as_previewed(coup, preview)
+    panel = text(croupier.get("/admin/pit/table/1/panel/", headers=HTMX))
+    assert panel.count('class="prisoner"') == 2
+    assert panel.split('data-chance="inverse"')[1].count('class="prisoner"') == 2  # moved there

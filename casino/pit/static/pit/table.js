@@ -87,6 +87,13 @@
   });
 
   document.addEventListener("htmx:beforeSwap", function (event) {
+    // Signed out (the session ended): the login page is the whole page's, not the panel's.
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.responseURL && xhr.responseURL.indexOf("/admin/login/") >= 0) {
+      event.detail.shouldSwap = false;
+      window.location.assign(xhr.responseURL);
+      return;
+    }
     // The swap's event is the target's (the panel for every act): the poll is known by its source.
     var config = event.detail.requestConfig;
     var polled = config && config.elt === panel();
