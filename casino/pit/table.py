@@ -23,6 +23,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -117,7 +118,8 @@ def _panel_body(request: HttpRequest, view: TableView) -> tuple[str, str]:
         "pit/table/panel.html", {"view": view, "number": view.shift.table.number}, request=request
     )
     digest = hashlib.sha256(body.encode()).hexdigest()[:16]
-    return body.replace("__DIGEST__", digest, 1), digest
+    # Rendered by the template engine, which escaped what it was given: safe to put in the page.
+    return mark_safe(body.replace("__DIGEST__", digest, 1)), digest
 
 
 def _refusal(request: HttpRequest, number: int, refused: DomainError) -> HttpResponse:

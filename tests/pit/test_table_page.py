@@ -90,6 +90,8 @@ def test_the_staff_on_duty_see_the_table_with_its_limits(cast, sixain_in_play, w
     assert cast.croupier.get_full_name() in page
     assert sixain_in_play.seal_number in page
     assert page.count('class="card ') >= 52  # the card picker
+    # The panel is in the page as HTML, not as text.
+    assert '<div id="panel-body"' in response.content.decode()
 
 
 @pytest.fixture
@@ -640,3 +642,41 @@ def test_insurance_and_the_choice_at_a_refait_are_offered_where_the_reglement_ha
     panel = text(croupier.get("/admin/pit/table/1/panel/", headers=HTMX))
     assert panel.count('class="prisoner"') == 2
     assert panel.split('data-chance="inverse"')[1].count('class="prisoner"') == 2  # moved there
+
+
+@pytest.mark.reglement("france-2007")
+def test_the_cut_card_voids_the_coup_shown_so_before_it_is_confirmed(
+    cast, tailleur, croupier, shift, sixain_in_play
+):
+    """Under the cut-card rule the red card lies before the last five: when it comes out inside a
+    coup, the page shows the coup void (every stake returned) and confirms it as such."""
+    from casino.floor.coups import cut_card_is_next, rules_of
+    from casino.games.cards import SIXAIN
+
+    coup = None
+    for code in [str(c) for c in reversed(SIXAIN.cards)]:
+        coup = Coup.objects.filter(shift=shift).exclude(phase__in=["settled", "cancelled"]).first()
+        if coup is None:
+            coup = coup_open(actor=cast.tailleur, shift_id=shift.pk)
+            stake_place(
+                actor=cast.croupier, coup_id=coup.pk, ref="a", holder="1", chance="rouge",
+                amount=1000,
+            )  # fmt: skip
+            coup_close_betting(actor=cast.tailleur, coup_id=coup.pk)
+        if cut_card_is_next(coup, rules_of(coup)):
+            break
+        if coup_lay_card(actor=cast.tailleur, coup_id=coup.pk, code=code).coup_complete:
+            assert not coup_settle(actor=cast.croupier, coup_id=coup.pk).last
+    page = text(croupier.get("/admin/pit/table/1/"))
+    assert "La carte de coupe est sortie : le coup est nul, la taille finit." in page
+    assert 'name="cut_card" value="1"' in page
+    assert 'data-outcome="void"' in page
+    coup.refresh_from_db()
+    preview = settlement_preview(coup)
+    assert preview.cut_card
+    answer = post(croupier, "settle", {"coup": coup.pk, "cut_card": "1"})
+    assert answer.status_code == 200
+    assert "(coup nul : les mises sont rendues)" in text(answer)
+    assert_recorded_as_previewed(coup, preview)
+    result = CoupResult.objects.get(coup=coup)
+    assert (result.void, result.last) == (True, True)
