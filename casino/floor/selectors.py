@@ -170,7 +170,7 @@ def settlement_preview(coup: Coup) -> SettlementPreview | None:
     elif coup.phase == CoupPhase.COMPLETE or (
         coup.phase == CoupPhase.DEALING and cards_left(coup.pack)[0] == 0
     ):
-        cut_card = False  # the rows are closed, or the cards ran out: a void coup
+        cut_card = False  # the rows are complete, or the cards ran out (then a void coup)
     else:
         return None
     return SettlementPreview(
