@@ -94,6 +94,7 @@ INSTALLED_APPS = [
     "casino.disputes",
     "casino.police",
     "casino.reports",
+    "casino.pit",
     "audit",
     "shoes",
 ]

@@ -6,6 +6,7 @@ Refusals that are evidence (a stake after the first card) are committed before t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -421,7 +422,7 @@ def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
         require_on_duty(coup.shift, actor, TAILLEUR, act=_("poser une carte"))
         _phase(coup, CoupPhase.CLOSED, CoupPhase.DEALING, act=_("poser une carte"))
         rules = rules_of(coup)
-        if _cut_card_is_next(coup, rules):
+        if cut_card_is_next(coup, rules):
             raise IllegalCoupPhase(
                 _(
                     "la carte de coupe est sortie au coup %(number)s : le coup est nul, "
@@ -528,7 +529,7 @@ def _taille_over(coup: Coup, rules: Reglement, *, cut_card: bool) -> bool:
     return not next_coup_begins(left, sum(points(card(c), rules) for c in codes), rules)
 
 
-def _cut_card_is_next(coup: Coup, rules: Reglement) -> bool:
+def cut_card_is_next(coup: Coup, rules: Reglement) -> bool:
     """The red card lies before the last ``cut_card_from_end`` cards: the pack knows its count,
     so whether it is the next card is a fact, not the tailleur's word."""
     if rules.end_rule != "cut_card" or rules.cut_card_from_end is None:
@@ -662,17 +663,34 @@ def coup_settle(
                 )
         else:
             _phase(coup, CoupPhase.CLOSED, CoupPhase.DEALING, act=_("régler à la carte de coupe"))
-            if not _cut_card_is_next(coup, rules):
+            if not cut_card_is_next(coup, rules):
                 refused = _void_attempt(coup, actor, rules)  # recorded; committed, then raised
         if refused is None:
             return _settle(coup, actor, rules, deal, spoken=spoken, cut_card=cut_card)
     raise refused
 
 
-def _settle(
-    coup: Coup, actor: Any, rules: Reglement, deal: CoupDeal, *, spoken: str, cut_card: bool
-) -> CoupResult:
-    """The settlement itself, in the caller's transaction, the coup locked."""
+@dataclass(frozen=True)
+class SettlementPlan:
+    """What settling a coup does, as the engine decides it: the outcome, whether the coup is void
+    and the last of its taille, each stake's settlement (the prisoners it began with first) and
+    the prison it leaves. ``stakes``: every stake settled, by its id (prisoners of earlier coups
+    included)."""
+
+    outcome: CoupOutcome
+    void: bool
+    last: bool
+    results: list[EngineSettlement]
+    prison_after: list[Prisoner]
+    stakes: dict[int, Stake]
+
+
+def settlement_plan(
+    coup: Coup, rules: Reglement, deal: CoupDeal, *, cut_card: bool
+) -> SettlementPlan:
+    """The settlement of ``coup`` as it stands, written nowhere: the act writes this plan, and the
+    table page shows it stake by stake before the act (one computation, so what was shown is
+    what is recorded)."""
     outcome = deal.outcome()
     last = _taille_over(coup, rules, cut_card=cut_card)
     void = (
@@ -694,6 +712,16 @@ def _settle(
         by_pk.update(
             (s.pk, s) for s in Stake.objects.select_related("holder").filter(pk__in=prisoners)
         )
+    return SettlementPlan(outcome, void, last, results, prison_after, by_pk)
+
+
+def _settle(
+    coup: Coup, actor: Any, rules: Reglement, deal: CoupDeal, *, spoken: str, cut_card: bool
+) -> CoupResult:
+    """The settlement itself, in the caller's transaction, the coup locked."""
+    plan = settlement_plan(coup, rules, deal, cut_card=cut_card)
+    outcome, void, last = plan.outcome, plan.void, plan.last
+    results, prison_after, by_pk = plan.results, plan.prison_after, plan.stakes
     accounts = table_accounts(coup.shift.table)
     collections: list[Entry] = []
     payments: list[Entry] = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q, Sum
 from django.utils.html import format_html, format_html_join
@@ -11,6 +11,9 @@ from django.utils.safestring import SafeString
 
 from casino.floor.models import Account, Coup, CoupResult, Movement, Shift, Table
 from casino.floor.services import rundown
+
+if TYPE_CHECKING:
+    from casino.floor.coups import SettlementPlan
 
 SUIT_GLYPHS = {
     "S": ("♠", "black"),
@@ -141,3 +144,35 @@ def table_state(table: Table) -> Table:
 
 
 TABLE_KINDS = (Account.Kind.BANK, Account.Kind.LAYOUT, Account.Kind.PRISON)
+
+
+@dataclass(frozen=True)
+class SettlementPreview:
+    """What settling the coup now would record, stake by stake (``plan``), and whether it is the
+    cut card's void coup (then the act is ``coup_settle(cut_card=True)``)."""
+
+    plan: SettlementPlan
+    cut_card: bool
+
+
+def settlement_preview(coup: Coup) -> SettlementPreview | None:
+    """Ask the engine what ``coup_settle`` would do to this coup now, writing nothing: the same
+    plan the act writes (``casino.floor.coups.settlement_plan``), so what the page shows before
+    the confirmation is what is recorded. None while the coup cannot be settled (betting, or a row
+    still open with cards left to lay)."""
+    from casino.floor.coups import cut_card_is_next, deal_of, rules_of, settlement_plan
+    from casino.floor.models import CoupPhase
+    from shoes.services import cards_left
+
+    rules = rules_of(coup)
+    if coup.phase in (CoupPhase.CLOSED, CoupPhase.DEALING) and cut_card_is_next(coup, rules):
+        cut_card = True
+    elif coup.phase == CoupPhase.COMPLETE or (
+        coup.phase == CoupPhase.DEALING and cards_left(coup.pack)[0] == 0
+    ):
+        cut_card = False  # the rows are complete, or the cards ran out (then a void coup)
+    else:
+        return None
+    return SettlementPreview(
+        settlement_plan(coup, rules, deal_of(coup, rules), cut_card=cut_card), cut_card
+    )

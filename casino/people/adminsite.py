@@ -65,6 +65,15 @@ class ServicePasswordChangeView(PasswordChangeView):
 
 class CasinoAdminSite(admin.AdminSite):
     site_header = "Casino — back-office"
+
+    def get_urls(self) -> list[Any]:
+        from django.urls import include, path
+
+        from casino.pit.urls import urls as pit_urls
+
+        # The pit's pages behind the same login and second factor as every admin page.
+        return [path("pit/", include(pit_urls(self.admin_view))), *super().get_urls()]
+
     login_form = AdminLoginForm
     login_template = "admin/people/login.html"
 

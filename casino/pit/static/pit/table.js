@@ -1,0 +1,155 @@
+/* The table page, keyboard first (casino/pit/table.py). Served from the project; htmx does the
+   requests and the swaps, this keeps the cards in order and the keyboard where the tailleur and
+   the croupier need it. */
+(function () {
+  "use strict";
+
+  function panel() { return document.getElementById("panel"); }
+
+  /* --- the cards: typed (KS, 10H, th) then Enter, or picked; laid one request at a time, in the
+     order given. The field is emptied at once, so the next card can be typed while the first is
+     being laid: each code is taken when it is given, not when its turn comes. */
+  var waiting = [];
+  var laying = false;
+
+  function layNext() {
+    if (laying || !waiting.length) { return; }
+    laying = true;
+    var form = document.getElementById("card-form");
+    var coup = document.getElementById("coup-id");
+    var done = function () { laying = false; layNext(); };
+    htmx.ajax("POST", form.getAttribute("data-url"), {
+      source: form,
+      target: "#panel",
+      swap: "innerHTML",
+      values: { code: waiting.shift(), coup: coup ? coup.value : "" }
+    }).then(done, done);
+  }
+
+  function give(code) {
+    code = (code || "").trim();
+    if (code) { waiting.push(code); layNext(); }
+  }
+
+  document.addEventListener("submit", function (event) {
+    if (event.target.id !== "card-form") { return; }
+    event.preventDefault();
+    var input = event.target.querySelector("input[name=code]");
+    give(input.value);
+    input.value = "";
+  });
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest(".picker button[data-code]");
+    if (button) { give(button.getAttribute("data-code")); }
+  });
+
+  /* --- the poll: the panel follows the others' acts every two seconds, unless someone is typing
+     in it (the spoken announcement, the undealt cards, a reason: a swap would take the words
+     from under their fingers). Its answer is dropped when an act of this page began after it
+     was asked, or is still under way: the act's own answer is newer. */
+  var acts = 0;
+  var actsUnderWay = 0;
+  var actsWhenPolled = 0;
+
+  window.pitIdle = function () {
+    var active = document.activeElement;
+    var p = panel();
+    return !(active && p && p.contains(active) && /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName));
+  };
+
+  /* What the page last saw of the panel: the poll answers 204 when nothing changed. */
+  window.pitSeen = function () {
+    var body = document.getElementById("panel-body");
+    return body ? body.getAttribute("data-digest") : "";
+  };
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.detail.elt === panel()) {
+      actsWhenPolled = acts;
+      return;
+    }
+    acts += 1;
+    actsUnderWay += 1;
+    // Counted off by the request itself: an act's button is often swapped out of the page by
+    // its own answer, and its htmx events then no longer reach the document.
+    event.detail.xhr.addEventListener("loadend", function () { actsUnderWay -= 1; });
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    var done = event.detail.xhr && event.detail.xhr.status < 300;
+    if (form && form.id === "stake-form" && done) {
+      form.querySelector("[name=amount]").value = "";
+      form.querySelector("[name=holder]").value = "";
+      form.querySelector("[name=holder]").focus();
+    }
+  });
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    // Signed out (the session ended): the login page is the whole page's, not the panel's.
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.responseURL && xhr.responseURL.indexOf("/admin/login/") >= 0) {
+      event.detail.shouldSwap = false;
+      window.location.assign(xhr.responseURL);
+      return;
+    }
+    // The swap's event is the target's (the panel for every act): the poll is known by its source.
+    var config = event.detail.requestConfig;
+    var polled = config && config.elt === panel();
+    if (polled && (actsUnderWay > 0 || acts !== actsWhenPolled)) {
+      event.detail.shouldSwap = false;
+    }
+  });
+
+  /* --- where the keyboard goes for the next act, by the phase of the coup and the person's post
+     at the table: the tailleur opens the coup, closes the betting, types the cards; the croupier
+     types the stakes; either confirms the settlement. */
+  function nextAct() {
+    var body = document.getElementById("panel-body");
+    var phase = body ? body.getAttribute("data-phase") : "";
+    var page = document.querySelector(".table-page");
+    var posts = page ? page.getAttribute("data-posts") || "" : "";
+    var tailleur = posts.indexOf("tailleur") >= 0;
+    var croupier = posts.indexOf("croupier") >= 0;
+    var ids = [];
+    if (document.getElementById("settle-confirm")) {
+      ids = ["settle-confirm"];
+    } else if (phase === "betting") {
+      ids = tailleur ? ["close-betting"] : croupier ? ["stake-holder"] : [];
+    } else if (phase === "closed" || phase === "dealing") {
+      ids = tailleur ? ["card-code"] : [];
+    } else if (tailleur) {
+      ids = ["open-coup", "undealt"];
+    }
+    for (var i = 0; i < ids.length; i++) {
+      var element = document.getElementById(ids[i]);
+      if (element) { return element; }
+    }
+    return null;
+  }
+
+  function goToNextAct() {
+    var element = nextAct();
+    if (element) { element.focus(); }
+  }
+
+  /* After the panel changes, the keyboard goes to the next act, unless the person is busy
+     elsewhere (a stake or a card being typed). */
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (event.detail.target !== panel()) { return; }
+    var active = document.activeElement;
+    if (active && active !== document.body && !panel().contains(active)) { return; }
+    goToNextAct();
+  });
+
+  /* Escape: to the next act, from anywhere on the page. */
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && document.querySelector(".table-page")) {
+      event.preventDefault();
+      goToNextAct();
+    }
+  });
+
+  document.addEventListener("DOMContentLoaded", goToNextAct);
+})();

@@ -1,0 +1,45 @@
+"""The pit's URLs, mounted by the admin site under /admin/pit/ (casino/people/adminsite.py), each
+view behind the admin's login and second factor. Reverse them as ``admin:pit-…``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.urls import URLPattern, path
+
+from casino.pit import cardroom, home, seance, table
+
+
+def urls(protect: Callable[[Any], Any]) -> list[URLPattern]:
+    return [
+        path("", protect(home.home), name="pit-home"),
+        # The table page: the tailleur and croupiers on duty play the coups there.
+        path("table/<int:number>/", protect(table.table), name="pit-table"),
+        # Its panel, polled; and its acts, each one POST through the service the API calls.
+        path("table/<int:number>/panel/", protect(table.panel), name="pit-table-panel"),
+        path("table/<int:number>/coup/", protect(table.coup_open), name="pit-table-coup"),
+        path("table/<int:number>/stakes/", protect(table.stake_place), name="pit-table-stake"),
+        path(
+            "table/<int:number>/stakes/<int:stake_id>/withdraw/",
+            protect(table.stake_withdraw),
+            name="pit-table-withdraw",
+        ),
+        path(
+            "table/<int:number>/close-betting/",
+            protect(table.close_betting),
+            name="pit-table-close-betting",
+        ),
+        path("table/<int:number>/cards/", protect(table.card_lay), name="pit-table-card"),
+        path("table/<int:number>/settle/", protect(table.settle), name="pit-table-settle"),
+        path("table/<int:number>/pass/", protect(table.pass_cards), name="pit-table-pass"),
+        path("table/<int:number>/cancel/", protect(table.cancel), name="pit-table-cancel"),
+        # The séance: opened, staffed, filled and credited, counted and closed.
+        path("seance/open/", protect(seance.seance_open), name="pit-seance-open"),
+        path("seance/<int:shift_id>/", protect(seance.seance), name="pit-seance"),
+        # The cage: fills and credits to sign, packs to receive.
+        path("cage/", protect(cardroom.cage), name="pit-cage"),
+        # The card room: every pack, and each pack's custody act by act.
+        path("cards/", protect(cardroom.card_room), name="pit-card-room"),
+        path("cards/<int:pack_id>/", protect(cardroom.pack), name="pit-pack"),
+    ]
