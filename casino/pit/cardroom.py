@@ -380,9 +380,9 @@ def _said_visa(visa: RegisterVisa) -> str:
 
 def _pack(request: HttpRequest, pack_id: int) -> Pack | None:
     """The pack, if this person may read it (None: refused)."""
-    found = get_object_or_404(Pack.objects.select_related("received_by"), pk=pack_id)
     if not holds(request.user, *FLOOR_READERS):
         return None
+    found = get_object_or_404(Pack.objects.select_related("received_by"), pk=pack_id)
     if not visible_packs(request.user).filter(pk=found.pk).exists():
         return None
     return found

@@ -221,13 +221,13 @@ def seance_open_act(request: HttpRequest, act_name: str) -> HttpResponse:
     comité member), ``open`` (the chef de partie)."""
     if not holds(request.user, *FLOOR_READERS):
         return refused(request)
+    if request.method != "POST":
+        return HttpResponseRedirect(reverse("admin:pit-seance-open"))
     table = _table(request.POST.get("table"))
     if table is None:
         raise Http404(_("choisissez une table"))
     back = reverse("admin:pit-seance-open") + f"?table={table.number}"
     user = request.user
-    if request.method != "POST":
-        return HttpResponseRedirect(back)
     if act_name == "count":
         form = CountForm(request.POST)
         outcome = act(
