@@ -19,7 +19,7 @@ from audit.chain import audit_record
 from audit.models import Severity
 from audit.services import anomaly_raise
 from casino import clock
-from casino.errors import Conflict, NotFound
+from casino.errors import Conflict, DomainError, NotFound
 from casino.floor.models import Coup, Duty, Game, Shift, Table
 from casino.floor.services import require_duty_at_table, require_on_duty
 from casino.games.cards import SINGLE_PACK, SIXAIN, Composition, card
@@ -212,6 +212,43 @@ def pack_receive(
         },
     )
     return pack
+
+
+@transaction.atomic
+def delivery_receive(
+    *,
+    actor: Any,
+    kind: PackKind | str,
+    maker: str,
+    sealing_authority: str,
+    store_location: str,
+    packs: list[dict[str, str]],
+) -> list[Pack]:
+    """A delivery of several sealed packs entered in the receipt register at once: one
+    ``pack_receive`` each (``packs``: their ``seal_number`` and ``maker_pack_numbers``), all of
+    them or none. The first refused refuses the delivery, named by its place in it."""
+    received = []
+    for index, each in enumerate(packs):
+        try:
+            received.append(
+                pack_receive(
+                    actor=actor,
+                    kind=kind,
+                    maker=maker,
+                    sealing_authority=sealing_authority,
+                    store_location=store_location,
+                    seal_number=each["seal_number"],
+                    maker_pack_numbers=each["maker_pack_numbers"],
+                )
+            )
+        except DomainError as refusal:
+            refusal.message = _("jeu %(row)s de la livraison : %(message)s") % {
+                "row": index + 1,
+                "message": refusal.message,
+            }
+            refusal.where = f"packs[{index}]" + (f".{refusal.where}" if refusal.where else "")
+            raise
+    return received
 
 
 @transaction.atomic

@@ -343,6 +343,11 @@ def balance(account: Account, *, shift: Shift | None = None) -> int:
 
 # --- the carnet d'avances ------------------------------------------------------------------------
 
+# The house's chips, largest first (minor units): the rows of a count on the séance's page (the
+# simulator counts in the same values). A count of another value is still accepted: a count
+# records what was found.
+CHIP_VALUES = (10000, 2500, 500, 100, 50, 10, 5, 1)
+
 
 def _chips(chips: Mapping[str, int]) -> tuple[dict[str, int], int]:
     """Chips by denomination, checked: the clean form and the total."""

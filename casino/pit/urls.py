@@ -8,7 +8,7 @@ from typing import Any
 
 from django.urls import URLPattern, path
 
-from casino.pit import cardroom, home, seance, table
+from casino.pit import cage, cardroom, home, seance, table
 
 
 def urls(protect: Callable[[Any], Any]) -> list[URLPattern]:
@@ -34,12 +34,30 @@ def urls(protect: Callable[[Any], Any]) -> list[URLPattern]:
         path("table/<int:number>/settle/", protect(table.settle), name="pit-table-settle"),
         path("table/<int:number>/pass/", protect(table.pass_cards), name="pit-table-pass"),
         path("table/<int:number>/cancel/", protect(table.cancel), name="pit-table-cancel"),
-        # The séance: opened, staffed, filled and credited, counted and closed.
+        # The séance: opened, staffed, filled and credited, counted and closed. Each form posts
+        # to an act beside its page (``…/<act>/``), which answers with the page again.
         path("seance/open/", protect(seance.seance_open), name="pit-seance-open"),
+        path(
+            "seance/open/<slug:act_name>/",
+            protect(seance.seance_open_act),
+            name="pit-seance-open-act",
+        ),
         path("seance/<int:shift_id>/", protect(seance.seance), name="pit-seance"),
+        path(
+            "seance/<int:shift_id>/<slug:act_name>/",
+            protect(seance.seance_act),
+            name="pit-seance-act",
+        ),
         # The cage: fills and credits to sign, packs to receive.
-        path("cage/", protect(cardroom.cage), name="pit-cage"),
+        path("cage/", protect(cage.cage), name="pit-cage"),
+        path("cage/<slug:act_name>/", protect(cage.cage_act), name="pit-cage-act"),
         # The card room: every pack, and each pack's custody act by act.
         path("cards/", protect(cardroom.card_room), name="pit-card-room"),
         path("cards/<int:pack_id>/", protect(cardroom.pack), name="pit-pack"),
+        path(
+            "cards/<int:pack_id>/<slug:act_name>/",
+            protect(cardroom.pack_act),
+            name="pit-pack-act",
+        ),
+        path("cards/<slug:act_name>/", protect(cardroom.card_room_act), name="pit-card-room-act"),
     ]
