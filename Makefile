@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUNTIME := $(BIN)/python -m casino.runtime
 
-.PHONY: help run serve demo test faults bench lint format messages stop clean api-examples
+.PHONY: help run serve demo test faults bench lint format messages stop clean api-examples screenshots
 
 help:
 	@echo "make run    start everything with demo data (admin at http://127.0.0.1:8000/admin/)"
@@ -18,6 +18,7 @@ help:
 	@echo "make lint   ruff and mypy"
 	@echo "make messages  refresh locale/en (new messages to translate) and compile it"
 	@echo "make api-examples  the schema's examples, from a séance played over the API"
+	@echo "make screenshots   docs/screenshots/, taken by the browser tests"
 	@echo "make stop   stop embedded servers left running by manage.py"
 
 $(STAMP): requirements.txt requirements-dev.txt
@@ -48,6 +49,10 @@ bench: $(STAMP)
 # Every operation's example in the schema, recorded from the tour of tests/api/tour.py.
 api-examples: $(STAMP)
 	CASINO_RECORD_EXAMPLES=1 $(RUNTIME) exec -- $(BIN)/python -m pytest -q tests/api/test_schema.py -k calls_every
+
+# The pictures in docs/screenshots/, taken by the browser tests.
+screenshots: $(STAMP)
+	CASINO_RECORD_SCREENSHOTS=1 $(RUNTIME) exec -- $(BIN)/python -m pytest -q tests/browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -82,8 +82,15 @@ def pages(browser: Any, live_server: Any, settings: Any) -> Iterator[Any]:
 
 
 def screenshot(page: Any, name: str) -> Path:
-    """A picture of the page for docs/screenshots/ (kept when the test passes)."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
+    """A picture of the page: into docs/screenshots/ under ``make screenshots``
+    (CASINO_RECORD_SCREENSHOTS=1), else beside the test's other temporary files, so that a test run
+    leaves the repository as it found it."""
+    folder = SCREENSHOTS if os.environ.get("CASINO_RECORD_SCREENSHOTS") == "1" else _scratch()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def _scratch() -> Path:
+    return Path(os.environ.get("TMPDIR", "/tmp")) / "casino-screenshots"
