@@ -358,7 +358,11 @@ class Supervisor:
         child.started = time.monotonic()
         child.restart_at = None
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        (self.run_dir / f"{child.name}.pid").write_text(str(child.process.pid))
+        # Written whole or not at all: whoever reads it (an operator, a test) never finds it empty.
+        pid_file = self.run_dir / f"{child.name}.pid"
+        partial = pid_file.with_suffix(".pid.new")
+        partial.write_text(str(child.process.pid))
+        os.replace(partial, pid_file)
 
     def spawn_worker(self, *, beat: bool) -> None:
         self.spawn(
