@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from django.utils import timezone
 from django.utils.text import Truncator
 
 
@@ -36,13 +37,15 @@ class Item:
 @dataclass(frozen=True)
 class Group:
     """A kind of thing waiting. ``empty`` says that nothing of it waits; ``act`` is a page always
-    at hand for this work (open a séance, receive a delivery)."""
+    at hand for this work (open a séance, receive a delivery). What is only there to be read (the
+    regulator's latest reports) does not ``wait``: it is not counted as work."""
 
     key: str  # the group's id in the page
     title: str
     items: list[Item]
     empty: str
     act: Link | None = None
+    waits: bool = True
 
 
 @dataclass(frozen=True)
@@ -53,9 +56,16 @@ class Section:
 
     @property
     def waiting(self) -> int:
-        return sum(len(g.items) for g in self.groups)
+        return sum(len(g.items) for g in self.groups if g.waits)
 
 
 def quoted(text: str, words: int = 12) -> str:
     """A claim or a summary, short enough for a line of the home."""
-    return Truncator(" ".join(text.split())).words(words)
+    return str(Truncator(" ".join(text.split())).words(words))
+
+
+def day(value: dt.date | dt.datetime) -> str:
+    """A day as the pit's pages write it, a moment taken in the room's time zone first."""
+    if isinstance(value, dt.datetime):
+        value = timezone.localtime(value).date()
+    return value.strftime("%d/%m/%Y")

@@ -119,7 +119,7 @@ def caissier(user: Any) -> Section:
                 _("Jeux reçus, à ranger en magasin"),
                 [
                     Item(
-                        _("Jeu scellé %(seal)s (%(kind)s), reçu par %(by)s")
+                        _("%(kind)s scellé %(seal)s, reçu par %(by)s")
                         % {
                             "seal": p.seal_number,
                             "kind": p.get_kind_display(),
@@ -139,7 +139,7 @@ def caissier(user: Any) -> Section:
                 [
                     Item(
                         _("%(table)s demande un jeu scellé neuf (le jeu %(seal)s est retiré)")
-                        % {"table": p.table, "seal": p.seal_number},  # type: ignore[attr-defined]
+                        % {"table": p.table, "seal": p.seal_number},
                         f"{card_room}#demand-{p.pk}",
                         urgent=True,
                     )

@@ -26,7 +26,7 @@ from casino.people.services import roles_of
 from casino.pit.access import holds
 from casino.pit.cardroom import register_pages
 from casino.pit.templatetags.pit_cash import money, person
-from casino.pit.waiting import Group, Item, Link, Section, quoted
+from casino.pit.waiting import Group, Item, Link, Section, day, quoted
 from casino.police.api import ObservationList
 from casino.reports.api import ReportList
 from casino.reports.models import RegisterSignOff, Report
@@ -105,20 +105,14 @@ def auditeur(user: Any) -> Section:
                 _("Anomalies ouvertes, les plus graves d'abord"),
                 [_anomaly(a) for a in opened[:SHOWN]],
                 _("Aucune anomalie ouverte."),
-                act=Link(
-                    _("Toute la file (%(n)s)") % {"n": len(opened)},
-                    f"{changelist}?state__exact={AnomalyState.OPEN}",
-                ),
+                act=_queue(opened, f"{changelist}?state__exact={AnomalyState.OPEN}"),
             ),
             Group(
                 "anomalies-acknowledged",
                 _("Prises en compte, à conclure"),
                 [_anomaly(a) for a in taken[:SHOWN]],
                 _("Aucune anomalie prise en compte n'attend de conclusion."),
-                act=Link(
-                    _("Toute la file (%(n)s)") % {"n": len(taken)},
-                    f"{changelist}?state__exact={AnomalyState.ACKNOWLEDGED}",
-                ),
+                act=_queue(taken, f"{changelist}?state__exact={AnomalyState.ACKNOWLEDGED}"),
             ),
         ],
     )
@@ -164,6 +158,7 @@ def inspecteur(user: Any) -> Section:
                 [_report(r) for r in reports],
                 _("Aucun rapport signé pour l'instant."),
                 act=Link(_("Tous les rapports"), reverse("admin:reports_report_changelist")),
+                waits=False,
             ),
             Group(
                 "chain",
@@ -174,6 +169,7 @@ def inspecteur(user: Any) -> Section:
                     _("Toutes les vérifications"),
                     reverse("admin:audit_chainverification_changelist"),
                 ),
+                waits=False,
             ),
         ],
     )
@@ -186,6 +182,11 @@ SEVERITY_WORDS = {
     Severity.WARNING: gettext_lazy("avertissement"),
     Severity.INFO: gettext_lazy("information"),
 }
+
+
+def _queue(anomalies: list[Anomaly], url: str) -> Link | None:
+    """The whole queue in the admin, when there is one."""
+    return Link(_("Toute la file (%(n)s)") % {"n": len(anomalies)}, url) if anomalies else None
 
 
 def _by_gravity(anomalies: Any) -> list[Anomaly]:
@@ -202,15 +203,13 @@ def _anomaly(anomaly: Anomaly) -> Item:
         },
         reverse("admin:audit_anomaly_review", args=[anomaly.pk]),
         at=anomaly.detected_at,
-        note=anomaly.detector,
         urgent=anomaly.severity == Severity.CRITICAL,
     )
 
 
 def _pack(pack: Any, note: str) -> Item:
     return Item(
-        _("Jeu scellé %(seal)s (%(kind)s)")
-        % {"seal": pack.seal_number, "kind": pack.get_kind_display()},
+        _("%(kind)s scellé %(seal)s") % {"kind": pack.get_kind_display(), "seal": pack.seal_number},
         reverse("admin:pit-pack", args=[pack.pk]),
         at=pack.received_at,
         note=note,
@@ -253,8 +252,7 @@ def _register_pages(user: Any) -> list[Item]:
     card_room = reverse("admin:pit-card-room")
     return [
         Item(
-            _("Page du %(day)s : %(n)s jeux reçus")
-            % {"day": p["day"].strftime("%d/%m/%Y"), "n": len(p["packs"])},
+            _("Page du %(day)s : %(n)s jeux reçus") % {"day": day(p["day"]), "n": len(p["packs"])},
             f"{card_room}#register-{p['day']:%Y-%m-%d}",
             urgent=p["day"] < today,
         )
@@ -280,16 +278,16 @@ def _registers_to_certify(user: Any) -> list[Item]:
     )
     latest: dict[dt.date, Report] = {}
     for report in registers:
-        latest.setdefault(report.day, report)  # type: ignore[arg-type]
+        latest.setdefault(report.day, report)
     return [
         Item(
-            _("Registre de contrôle du %(day)s") % {"day": day.strftime("%d/%m/%Y")},
+            _("Registre de contrôle du %(day)s") % {"day": day(on)},
             reverse("admin:reports_report_sign_off", args=[report.pk]),
             at=report.rendered_at,
             note=_("version %(version)s, signée") % {"version": report.version},
             also=(Link(_("le rapport"), reverse("admin:reports_report_change", args=[report.pk])),),
         )
-        for day, report in latest.items()
+        for on, report in latest.items()
     ]
 
 
@@ -343,13 +341,14 @@ def _follow_ups(user: Any) -> Group:
         [
             Item(
                 _("Visite du %(day)s : %(checks)s")
-                % {
-                    "day": timezone.localtime(o.visited_at).strftime("%d/%m/%Y"),
-                    "checks": quoted(o.injunctions or o.checks),
-                },
+                % {"day": day(o.visited_at), "checks": quoted(o.injunctions or o.checks)},
                 reverse("admin:police_observation_follow_up", args=[o.pk]),
-                at=o.follow_up_due,
-                note=_("en retard") if o.follow_up_due < now else _("à donner avant l'échéance"),
+                note=(
+                    _("échéance dépassée le %(due)s")
+                    if o.follow_up_due < now
+                    else _("échéance le %(due)s")
+                )
+                % {"due": day(o.follow_up_due)},
                 urgent=o.follow_up_due < now,
             )
             for o in awaited
@@ -360,16 +359,16 @@ def _follow_ups(user: Any) -> Group:
 
 def _report(report: Report) -> Item:
     if report.kind == Report.Kind.REGISTER:
-        text = _("Registre de contrôle du %(day)s") % {"day": report.day.strftime("%d/%m/%Y")}  # type: ignore[union-attr]
+        text = _("Registre de contrôle du %(day)s") % {"day": day(report.day)}
     elif report.kind == Report.Kind.ADDENDUM:
         text = _("Addendum au rapport de la séance n° %(shift)s, %(table)s") % {
             "shift": report.shift_id,
-            "table": report.shift.table,  # type: ignore[union-attr]
+            "table": report.shift.table,
         }
     else:
         text = _("Rapport de la séance n° %(shift)s, %(table)s") % {
             "shift": report.shift_id,
-            "table": report.shift.table,  # type: ignore[union-attr]
+            "table": report.shift.table,
         }
     return Item(
         text,
@@ -407,7 +406,7 @@ def _chain(user: Any) -> list[Item]:
             text,
             reverse("admin:audit_chainverification_change", args=[last.pk]),
             at=last.at,
-            note=_("%(n)s événements enregistrés depuis") % {"n": since},
+            note=_("événements enregistrés depuis : %(n)s") % {"n": since},
             urgent=not last.ok,
         )
     ]
