@@ -71,8 +71,14 @@ class CasinoAdminSite(admin.AdminSite):
 
         from casino.pit.urls import urls as pit_urls
 
-        # The pit's pages behind the same login and second factor as every admin page.
-        return [path("pit/", include(pit_urls(self.admin_view))), *super().get_urls()]
+        # The pit's pages behind the same login and second factor as every admin page; Django's
+        # own index (every register the person may read) under registers/, the index being the
+        # person's home (see ``index``).
+        return [
+            path("pit/", include(pit_urls(self.admin_view))),
+            path("registers/", self.admin_view(self.registers), name="registers"),
+            *super().get_urls(),
+        ]
 
     login_form = AdminLoginForm
     login_template = "admin/people/login.html"
@@ -95,3 +101,15 @@ class CasinoAdminSite(admin.AdminSite):
             success_url=reverse("admin:password_change_done", current_app=self.name),
             extra_context={**self.each_context(request), **(extra_context or {})},
         )(request)
+
+    def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        """The first page after login is the person's home: what waits for them
+        (casino/pit/home.py). The model lists stay in the menu and under ``registers``."""
+        from casino.pit.home import home
+
+        return home(request)
+
+    def registers(self, request: HttpRequest) -> Any:
+        from django.utils.translation import gettext as _
+
+        return super().index(request, extra_context={"title": _("Tous les registres")})
