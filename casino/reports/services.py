@@ -203,7 +203,7 @@ def registers_due(today: dt.date | None = None) -> list[Report]:
     none yet (the beat asks hourly, through the outbox)."""
     from casino.reports.daily_register import shifts_of_day
 
-    today = today or timezone.localdate()
+    today = today or timezone.localdate(clock.now())
     requested = []
     days = (
         Shift.objects.annotate(day=TruncDate("opened_at", tzinfo=timezone.get_current_timezone()))

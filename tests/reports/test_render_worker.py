@@ -27,7 +27,7 @@ def rendered(report: Report) -> bool:
 
 
 def close_a_seance() -> Report:
-    call_command("simulate", tables=1, hours=0.05, seed=9, stdout=io.StringIO())
+    call_command("simulate", tables=1, hours=0.1, seed=9, stdout=io.StringIO())
     return Report.objects.get()
 
 

@@ -24,7 +24,7 @@ def logged_in(user) -> Client:
 
 
 def test_the_pit_and_the_regulator_find_download_and_regenerate_reports(cast, posted):
-    report = rendered(closed_seance(hours=0.05))
+    report = rendered(closed_seance(hours=0.1))
     inspector = logged_in(cast.inspecteur)
     listing = inspector.get("/admin/reports/report/").content.decode()
     assert "signé / signed" in listing
@@ -52,7 +52,7 @@ def test_the_pit_and_the_regulator_find_download_and_regenerate_reports(cast, po
 
 
 def test_the_director_signs_off_the_register_in_the_admin(cast, posted):
-    closed_seance(hours=0.05)
+    closed_seance(hours=0.1)
     day = timezone.localdate()
     (register,) = registers_due(today=day + dt.timedelta(days=1))
     with transaction.atomic():
@@ -65,7 +65,7 @@ def test_the_director_signs_off_the_register_in_the_admin(cast, posted):
 
 
 def test_regulators_fetch_reports_over_the_api(api, cast, posted):
-    report = rendered(closed_seance(hours=0.05))
+    report = rendered(closed_seance(hours=0.1))
     inspector = api(cast.inspecteur)
     listed = inspector.get(f"/api/v1/reports?shift={report.shift_id}").json()["results"]
     assert [(r["version"], r["status"], r["sha256"]) for r in listed] == [
