@@ -114,7 +114,7 @@ LABELS: dict[str, Promise] = {
     "opening": _("fonds d'ouverture"),
     "outcome": _("issue"),
     "override_reason": _("motif de l'écart"),
-    "pack": _("jeu"),
+    "pack": _("jeu de cartes"),
     "pack_holds": _("le jeu en contient"),
     "pages": _("pages"),
     "paid": _("payé"),
@@ -281,6 +281,15 @@ def recorded_words(text: str) -> str:
         return part
 
     return "; ".join(one(part) for part in text.split("; ")) if text else "–"
+
+
+def transfer(source: str, target: str, amount: int) -> str:
+    """A movement of money between two accounts: ``T1:bank → T1:seat:3 : 20,00``."""
+    return _("%(from)s → %(to)s : %(amount)s") % {
+        "from": source,
+        "to": target,
+        "amount": shown.money(amount),
+    }
 
 
 def readable(value: Any, *, money: Collection[str] = ()) -> SafeString:

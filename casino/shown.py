@@ -32,9 +32,11 @@ def moment(at: dt.datetime | None, *, seconds: bool = False) -> str:
     return date_format(local, SECONDS_FORMAT if seconds else "DATETIME_FORMAT")
 
 
-def hour(at: dt.datetime | None) -> str:
-    """The hour alone (``22:30``), where the day is the page's own."""
-    return "–" if at is None else date_format(timezone.localtime(at), "TIME_FORMAT")
+def hour(at: dt.datetime | None, *, seconds: bool = False) -> str:
+    """The hour alone (``22:30``, ``22:30:05``), where the day is the page's own."""
+    if at is None:
+        return "–"
+    return date_format(timezone.localtime(at), "H:i:s" if seconds else "TIME_FORMAT")
 
 
 def day(value: dt.date | None) -> str:

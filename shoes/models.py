@@ -123,7 +123,10 @@ class SealVerification(models.Model):
         MISMATCH = "mismatch", _("numéro différent")
 
     pack = models.ForeignKey(
-        Pack, on_delete=models.PROTECT, related_name="verifications", verbose_name=_("jeu")
+        Pack,
+        on_delete=models.PROTECT,
+        related_name="verifications",
+        verbose_name=_("jeu de cartes"),
     )
     commissaire = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -191,7 +194,7 @@ class PackEvent(models.Model):
         DESTROYED = "destroyed", _("détruit")
 
     pack = models.ForeignKey(
-        Pack, on_delete=models.PROTECT, related_name="events", verbose_name=_("jeu")
+        Pack, on_delete=models.PROTECT, related_name="events", verbose_name=_("jeu de cartes")
     )
     at = models.DateTimeField(verbose_name=_("date"))
     actor = models.ForeignKey(
@@ -270,7 +273,7 @@ class CardLaid(models.Model):
     """A card taken from the pack and laid, in order. The pack's order of play."""
 
     pack = models.ForeignKey(
-        Pack, on_delete=models.PROTECT, related_name="cards_laid", verbose_name=_("jeu")
+        Pack, on_delete=models.PROTECT, related_name="cards_laid", verbose_name=_("jeu de cartes")
     )
     seq = models.PositiveIntegerField(verbose_name=_("rang"))
     taille = models.PositiveSmallIntegerField(
@@ -313,7 +316,10 @@ class Reconciliation(models.Model):
     """The count at retirement: per card, laid + burned + counted back must equal the pack."""
 
     pack = models.OneToOneField(
-        Pack, on_delete=models.PROTECT, related_name="reconciliation", verbose_name=_("jeu")
+        Pack,
+        on_delete=models.PROTECT,
+        related_name="reconciliation",
+        verbose_name=_("jeu de cartes"),
     )
     at = models.DateTimeField(verbose_name=_("date"))
     counted_by = models.ForeignKey(
@@ -362,7 +368,7 @@ class TalonCount(models.Model):
         COUNTED = "counted", _("comptées à la main")
 
     pack = models.ForeignKey(
-        Pack, on_delete=models.PROTECT, related_name="talon_counts", verbose_name=_("jeu")
+        Pack, on_delete=models.PROTECT, related_name="talon_counts", verbose_name=_("jeu de cartes")
     )
     taille = models.PositiveSmallIntegerField(verbose_name=_("taille"))
     at = models.DateTimeField(verbose_name=_("date"))

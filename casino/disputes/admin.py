@@ -29,9 +29,10 @@ from casino.disputes.models import (
     DisputeStep,
     Evidence,
 )
+from casino.floor.models import Stake
 from casino.floor.selectors import row_html
 from casino.pit.table_view import OUTCOME_WORDS
-from casino.readable import readable, recorded_words
+from casino.readable import readable, recorded_words, transfer
 
 AWAITING = (DisputeState.AWAITING_APPROVAL, DisputeState.AWAITING_APPROVAL_APPEAL)
 
@@ -117,13 +118,15 @@ class DecisionInline(RecordInline):
 
 def corrections_text(corrections: list[Any]) -> str:
     """``T1:bank → T1:seat:3 : 20,00; …``, or "none"."""
-    return "; ".join(f"{a} → {b} : {shown.money(n)}" for a, b, n in corrections) or _("aucune")
+    return "; ".join(transfer(a, b, n) for a, b, n in corrections) or _("aucune")
 
 
 def _settlement_table(recomputed: dict[str, Any]) -> str:
     """Recorded and computed settlements side by side, stake by stake."""
     recorded = {r["stake"]: r for r in recomputed["recorded"]}
     computed = {r["stake"]: r for r in recomputed["computed"]}
+    stakes = Stake.objects.filter(pk__in=[*recorded, *computed]).select_related("holder")
+    named = {s.pk: f"{s.ref} · {s.holder.code}" for s in stakes}
     amounts = {
         "paid": gettext_lazy("payé"),
         "returned": gettext_lazy("rendu"),
@@ -142,8 +145,8 @@ def _settlement_table(recomputed: dict[str, Any]) -> str:
         "",
         "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
         (
-            (ref, cell(recorded.get(ref)), cell(computed.get(ref)))
-            for ref in dict.fromkeys([*recorded, *computed])
+            (named.get(pk, pk), cell(recorded.get(pk)), cell(computed.get(pk)))
+            for pk in dict.fromkeys([*recorded, *computed])
         ),
     )
     return format_html(

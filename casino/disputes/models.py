@@ -56,7 +56,7 @@ SUBJECT_WORDS = {
     "coup": _("coup"),
     "stake": _("mise"),
     "movement": _("mouvement"),
-    "pack": _("jeu"),
+    "pack": _("jeu de cartes"),
     "card": _("carte"),
 }
 
@@ -95,7 +95,7 @@ class Dispute(models.Model):
         Movement, null=True, blank=True, on_delete=models.PROTECT, verbose_name=_("mouvement")
     )
     pack = models.ForeignKey(
-        Pack, null=True, blank=True, on_delete=models.PROTECT, verbose_name=_("jeu")
+        Pack, null=True, blank=True, on_delete=models.PROTECT, verbose_name=_("jeu de cartes")
     )
     card = models.ForeignKey(
         CardLaid, null=True, blank=True, on_delete=models.PROTECT, verbose_name=_("carte")

@@ -34,7 +34,7 @@ from casino.floor.services import balance, rundown, table_configure, table_creat
 from casino.people.roles import Role
 from casino.people.services import roles_of
 from casino.pit.table_view import OUTCOME_WORDS
-from casino.readable import chips_text, readable
+from casino.readable import chips_text, readable, transfer
 
 MINIMUM, MAXIMUM = gettext_lazy("mise minimum"), gettext_lazy("mise maximum")
 RESULT_WORDS = {
@@ -494,7 +494,7 @@ class CoupAdmin(RecordAdmin):
                     _("corrections : %(moves)s")
                     % {
                         "moves": "; ".join(
-                            f"{m.credit.code} → {m.debit.code} : {shown.money(m.amount)}"
+                            transfer(m.credit.code, m.debit.code, m.amount)
                             for m in Movement.objects.filter(reference=d.reference)
                         )
                         or "–"

@@ -634,7 +634,10 @@ class Coup(models.Model):
         Shift, on_delete=models.PROTECT, related_name="coups", verbose_name=_("séance")
     )
     pack = models.ForeignKey(
-        "shoes.Pack", on_delete=models.PROTECT, related_name="coups", verbose_name=_("jeu")
+        "shoes.Pack",
+        on_delete=models.PROTECT,
+        related_name="coups",
+        verbose_name=_("jeu de cartes"),
     )
     taille = models.PositiveSmallIntegerField(
         default=1,
