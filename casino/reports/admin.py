@@ -74,7 +74,9 @@ class ReportAdmin(RecordAdmin):
             assert outbox is not None
             return format_html(
                 "{} <code>{}</code>",
-                _("échec (%(attempts)s essais, le %(at)s ; le relais l'envoie de nouveau) :")
+                _(
+                    "échec (essais : %(attempts)s, le dernier le %(at)s ; le relais l'envoie de nouveau) :"
+                )
                 % {"attempts": outbox.attempts, "at": shown.moment(outbox.failed_at, seconds=True)},
                 outbox.last_error,
             )
@@ -82,7 +84,7 @@ class ReportAdmin(RecordAdmin):
             assert outbox is not None
             return format_html(
                 "{} <code>{}</code>",
-                _("nouvel essai (%(attempts)s échecs, le prochain le %(at)s) :")
+                _("nouvel essai le %(at)s (échecs : %(attempts)s) :")
                 % {"attempts": outbox.attempts, "at": shown.moment(outbox.retry_at, seconds=True)},
                 outbox.last_error,
             )
