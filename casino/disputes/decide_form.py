@@ -21,7 +21,14 @@ from casino.pit.cage import minor_units
 from casino.pit.table_view import CHANCE_WORDS
 
 UNCHANGED = ("", "—")
-MONEY = {"max_digits": 14, "decimal_places": 2, "min_value": Decimal("0.01")}
+# An amount as people type it, in the page's language: 12,50 in French, 12.50 in English.
+MONEY = {
+    "max_digits": 14,
+    "decimal_places": 2,
+    "min_value": Decimal("0.01"),
+    "localize": True,
+    "widget": forms.TextInput(attrs={"inputmode": "decimal", "size": 10}),
+}
 
 
 class FindingForm(forms.Form):

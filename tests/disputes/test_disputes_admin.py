@@ -49,6 +49,13 @@ def decision_rows(
     return data
 
 
+def refusal(page: Any) -> list[str]:
+    """What a form page that recorded nothing says is wrong."""
+    import re
+
+    return re.findall(r'class="errorlist[^"]*"[^>]*><li>([^<]*)', page.content.decode())
+
+
 def test_a_dispute_is_examined_and_decided_in_the_admin(cast, shift, sixain_in_play):
     coup, stake = played_coup(cast, shift)
     dispute = dispute_raise(
@@ -104,3 +111,60 @@ def test_the_director_follows_up_a_police_observation_in_the_admin(cast):
     assert "store key changed" in director.get("/admin/police/observation/").content.decode()
     refused = logged_in(cast.commissaire).post(url, {"action": "mine"})
     assert "il faut le rôle directeur" in refused.content.decode()
+
+
+def test_the_decider_orders_corrections_in_rows_of_accounts_and_amounts(
+    cast, shift, sixain_in_play
+):
+    """No JSON to type: the corrections are rows (from, to, amount as money), a half-filled row
+    is refused with nothing recorded, and "no correction at all" is a box to tick."""
+    coup, stake = played_coup(cast, shift)
+    chef = logged_in(cast.chef)
+    rows = {}
+    for claim in ("goodwill", "nothing owed"):
+        dispute = dispute_raise(
+            actor=cast.croupier, subject="stake", subject_id=stake.pk, claim=claim
+        )
+        url = f"/admin/disputes/dispute/{dispute.pk}"
+        assert chef.post(f"{url}/review/", {"note": "heard"}).status_code == 302
+        rows[claim] = (dispute, url)
+    base = {"articles": [rows["goodwill"][0].reglement.articles[0]["number"]]}
+
+    dispute, url = rows["goodwill"]
+    half = chef.post(
+        f"{url}/decide/",
+        {
+            **base,
+            "reasoning": "a gesture",
+            "override_reason": "goodwill",
+            **decision_rows(chef, url, corrections=[("T1:bank", "", "12,50")]),
+        },
+    )
+    assert half.status_code == 200
+    assert "un compte de départ, un compte d&#x27;arrivée et un montant" in half.content.decode()
+    assert not Decision.objects.exists()
+    done = chef.post(
+        f"{url}/decide/",
+        {
+            **base,
+            "reasoning": "a gesture",
+            "override_reason": "goodwill",
+            **decision_rows(chef, url, corrections=[("T1:bank", "T1:seat:3", "12,50")]),
+        },
+    )
+    assert done.status_code == 302, refusal(done)
+    assert Decision.objects.get(dispute=dispute).corrections == [["T1:bank", "T1:seat:3", 1250]]
+
+    dispute, url = rows["nothing owed"]
+    done = chef.post(
+        f"{url}/decide/",
+        {
+            **base,
+            "reasoning": "as recorded",
+            "no_correction": "on",
+            "override_reason": "the patron withdrew his claim in front of the commissioner",
+            **decision_rows(chef, url),
+        },
+    )
+    assert done.status_code == 302, refusal(done)
+    assert Decision.objects.get(dispute=dispute).corrections == []
