@@ -118,7 +118,7 @@ def test_the_decider_orders_corrections_in_rows_of_accounts_and_amounts(
 ):
     """No JSON to type: the corrections are rows (from, to, amount as money), a half-filled row
     is refused with nothing recorded, and "no correction at all" is a box to tick."""
-    coup, stake = played_coup(cast, shift)
+    _coup, stake = played_coup(cast, shift)
     chef = logged_in(cast.chef)
     rows = {}
     for claim in ("goodwill", "nothing owed"):
