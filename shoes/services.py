@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from audit.chain import audit_record
 from audit.models import Severity
 from audit.services import anomaly_raise
-from casino import clock
+from casino import clock, shown
 from casino.errors import Conflict, DomainError, NotFound
 from casino.floor.models import Coup, Duty, Game, Shift, Table
 from casino.floor.services import require_duty_at_table, require_on_duty
@@ -654,7 +654,7 @@ def cards_pass(
                 "taille": taille,
                 "seal": pack.seal_number,
                 "by": done.counted_by,
-                "at": f"{done.at:%H:%M:%S}",
+                "at": shown.hour(done.at, seconds=True),  # the casino's hour, not UTC's
             },
             where="state",
         )

@@ -7,9 +7,13 @@ from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.formats import number_format
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
 
-from casino.admin_base import RecordAdmin, RecordInline, pretty_json
+from casino import shown
+from casino.admin_base import RecordAdmin, RecordInline
 from casino.floor.models import (
     Account,
     Coup,
@@ -29,6 +33,43 @@ from casino.floor.selectors import coup_movements, row_html, shift_figures
 from casino.floor.services import balance, rundown, table_configure, table_create
 from casino.people.roles import Role
 from casino.people.services import roles_of
+from casino.pit.table_view import OUTCOME_WORDS
+from casino.readable import chips_text, readable, transfer
+
+MINIMUM, MAXIMUM = gettext_lazy("mise minimum"), gettext_lazy("mise maximum")
+RESULT_WORDS = {
+    "noir": gettext_lazy("noir"),
+    "rouge": gettext_lazy("rouge"),
+    "apres": gettext_lazy("après"),
+    "couleur": gettext_lazy("couleur"),
+    "inverse": gettext_lazy("inverse"),
+}
+
+
+def result_words(result: CoupResult) -> str:
+    """A coup's result as the room says it: the winning row, then couleur or inverse."""
+    words = [str(RESULT_WORDS.get(w, w)) for w in (result.result, result.couleur) if w]
+    said = ", ".join(words)
+    return _("%(result)s (coup nul)") % {"result": said} if result.void else said
+
+
+def outcome_word(code: str) -> str:
+    return str(OUTCOME_WORDS.get(code, code))
+
+
+def _moves(movements: Any) -> str:
+    """Ledger movements as lines: their nature, amount, and from which account to which."""
+    return (
+        format_html_join(
+            "",
+            "<div>{} · {} · {} → {}</div>",
+            (
+                (m.get_kind_display(), shown.money(m.amount), m.credit.code, m.debit.code)
+                for m in movements
+            ),
+        )
+        or "–"
+    )
 
 
 @admin.register(PostedReglement)
@@ -42,36 +83,46 @@ class PostedReglementAdmin(RecordAdmin):
         "approved_by",
         "approved_at",
         "supersedes",
+        "threshold",
         "articles_text",
-        "parameters_pretty",
+        "parameters_read",
     ]
     fields = readonly_fields
 
-    @admin.display(description="articles (fr / en)")
+    @admin.display(description=gettext_lazy("articles"))
     def articles_text(self, posted: PostedReglement) -> str:
-        from django.utils.html import format_html_join
-
+        """The articles as posted, in the reader's language (each is posted in both)."""
+        language = "en" if (get_language() or "").startswith("en") else "fr"
         return format_html_join(
             "",
-            "<p><strong>Art. {}.</strong> {}<br><em>{}</em></p>",
-            ((a["number"], a["fr"], a["en"]) for a in posted.articles),
+            "<p><strong>{}</strong> {}</p>",
+            (
+                (_("Art. %(number)s.") % {"number": a["number"]}, a.get(language) or a["fr"])
+                for a in posted.articles
+            ),
         )
 
-    @admin.display(description="paramètres / parameters")
-    def parameters_pretty(self, posted: PostedReglement) -> str:
-        import json
+    @admin.display(description=gettext_lazy("seuil de la seconde approbation"))
+    def threshold(self, posted: PostedReglement) -> str:
+        return shown.money(posted.correction_approval_threshold)
 
-        return pretty_json(json.loads(posted.parameters))
+    @admin.display(description=gettext_lazy("paramètres"))
+    def parameters_read(self, posted: PostedReglement) -> str:
+        return readable(posted.parameters)
 
 
 class TableForm(forms.Form):
-    number = forms.IntegerField(label="numéro / number", min_value=1, max_value=32767)
-    game = forms.ChoiceField(label="jeu / game", choices=Game.choices)
+    number = forms.IntegerField(label=gettext_lazy("numéro"), min_value=1, max_value=32767)
+    game = forms.ChoiceField(label=gettext_lazy("jeu"), choices=Game.choices)
     reglement = forms.ModelChoiceField(
-        label="règlement affiché / posted règlement", queryset=PostedReglement.objects.all()
+        label=gettext_lazy("règlement affiché"), queryset=PostedReglement.objects.all()
     )
-    min_stake = forms.IntegerField(label="mise minimum / minimum stake", min_value=1)
-    max_stake = forms.IntegerField(label="mise maximum / maximum stake", min_value=1)
+    min_stake = forms.IntegerField(
+        label=MINIMUM, min_value=1, help_text=gettext_lazy("en centimes")
+    )
+    max_stake = forms.IntegerField(
+        label=MAXIMUM, min_value=1, help_text=gettext_lazy("en centimes")
+    )
 
 
 class TableSettingsForm(TableForm):
@@ -82,24 +133,43 @@ class TableSettingsForm(TableForm):
 
 class TableChangeInline(RecordInline):
     model = TableChange
-    fields = ["at", "by", "reglement", "min_stake", "max_stake"]
-    verbose_name_plural = "changements / changes (effective at the next séance)"
+    fields = ["at", "by", "reglement", "minimum", "maximum"]
+
+    @admin.display(description=MINIMUM)
+    def minimum(self, change: TableChange) -> str:
+        return shown.money(change.min_stake)
+
+    @admin.display(description=MAXIMUM)
+    def maximum(self, change: TableChange) -> str:
+        return shown.money(change.max_stake)
+
+
+class LimitsShown:
+    """A table's or a séance's stake limits as money (they are kept in minor units)."""
+
+    @admin.display(description=MINIMUM, ordering="min_stake")
+    def minimum(self, record: Any) -> str:
+        return shown.money(record.min_stake)
+
+    @admin.display(description=MAXIMUM, ordering="max_stake")
+    def maximum(self, record: Any) -> str:
+        return shown.money(record.max_stake)
 
 
 @admin.register(Table)
-class TableAdmin(RecordAdmin):
+class TableAdmin(LimitsShown, RecordAdmin):
     """Tables are created and changed by the director through ``table_create`` and
     ``table_configure``: each a recorded, audited act; the page itself edits nothing."""
 
-    list_display = ["number", "game", "reglement", "min_stake", "max_stake"]
+    list_display = ["number", "game", "reglement", "minimum", "maximum"]
     inlines = [TableChangeInline]
-    readonly_fields = ["number", "game", "reglement", "min_stake", "max_stake", "acts"]
+    readonly_fields = ["number", "game", "reglement", "minimum", "maximum", "acts"]
     fields = readonly_fields
 
-    @admin.display(description="actes / acts")
+    @admin.display(description=gettext_lazy("actes"))
     def acts(self, table: Table) -> str:
         url = reverse("admin:floor_table_configure", args=[table.pk])
-        return format_html('<a class="button" href="{}">{}</a>', url, "Changer / Change")
+        return format_html('<a class="button" href="{}">{}</a>', url, _("Changer"))
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return Role.DIRECTEUR in roles_of(request.user)  # the button leads to the service's form
@@ -130,7 +200,7 @@ class TableAdmin(RecordAdmin):
                 min_stake=data["min_stake"],
                 max_stake=data["max_stake"],
             )
-            return f"{table} créée / created", messages.SUCCESS
+            return _("%(table)s créée") % {"table": table}, messages.SUCCESS
 
         return self.act_view(
             request,
@@ -138,7 +208,7 @@ class TableAdmin(RecordAdmin):
             act=act,
             done_url=reverse("admin:floor_table_changelist"),
             template="admin/act.html",
-            title="Nouvelle table / New table",
+            title=_("Nouvelle table"),
         )
 
     def configure_view(self, request: HttpRequest, pk: int) -> HttpResponse:
@@ -160,7 +230,7 @@ class TableAdmin(RecordAdmin):
                 min_stake=data["min_stake"],
                 max_stake=data["max_stake"],
             )
-            return "Enregistré, dès la prochaine séance / from the next séance", messages.SUCCESS
+            return _("Enregistré, en vigueur dès la prochaine séance"), messages.SUCCESS
 
         return self.act_view(
             request,
@@ -168,50 +238,59 @@ class TableAdmin(RecordAdmin):
             act=act,
             done_url=reverse("admin:floor_table_change", args=[pk]),
             template="admin/act.html",
-            title=f"Changer / Change: {table}",
+            title=_("Changer %(table)s") % {"table": table},
         )
 
 
 class CountInline(RecordInline):
     model = FloatCount
     fk_name = "shift"
-    fields = ["moment", "chips", "total", "counted_by", "countersigned", "at"]
-    verbose_name_plural = "comptes de fermeture / closing counts"
+    fields = ["moment", "chips_counted", "amount", "counted_by", "countersigned", "at"]
+    verbose_name_plural = gettext_lazy("comptages de fermeture")
 
-    @admin.display(description="contresigné / countersigned")
+    @admin.display(description=gettext_lazy("jetons"))
+    def chips_counted(self, count: FloatCount) -> str:
+        return chips_text(count.chips)
+
+    @admin.display(description=gettext_lazy("total"))
+    def amount(self, count: FloatCount) -> str:
+        return shown.money(count.total)
+
+    @admin.display(description=gettext_lazy("contresigné"))
     def countersigned(self, count: FloatCount) -> str:
         signature = getattr(count, "countersignature", None)
-        return f"{signature.by} ({signature.at:%H:%M})" if signature else "en attente / pending"
+        if signature is None:
+            return _("en attente")
+        return f"{signature.by} ({shown.moment(signature.at)})"
 
 
 class DutyInline(RecordInline):
     model = Duty
     fields = ["person", "post", "started_at", "assigned_by", "ended"]
-    verbose_name_plural = "personnel de service / staff on duty"
+    verbose_name_plural = gettext_lazy("personnel de service")
 
-    @admin.display(description="fin / end")
+    @admin.display(description=gettext_lazy("fin"))
     def ended(self, duty: Duty) -> str:
         end = getattr(duty, "end", None)
-        return "–" if end is None else f"{end.at:%Y-%m-%d %H:%M} ({end.reason})"
+        return "–" if end is None else f"{shown.moment(end.at)} ({end.reason})"
 
 
 class ShiftCoupInline(RecordInline):
     model = Coup
     fields = ["number", "pack", "phase", "outcome_line"]
     show_change_link = True
-    verbose_name_plural = "coups"
+    verbose_name_plural = gettext_lazy("coups")
 
-    @admin.display(description="résultat / result")
+    @admin.display(description=gettext_lazy("résultat"))
     def outcome_line(self, coup: Coup) -> str:
         o = getattr(coup, "outcome", None)
         if o is None:
             return "–"
-        void = " (nul / void)" if o.void else ""
-        return f"{o.noir_total} / {o.rouge_total} · {o.result} {o.couleur}{void}"
+        return f"{o.noir_total} – {o.rouge_total} · {result_words(o)}"
 
 
 @admin.register(Shift)
-class ShiftAdmin(RecordAdmin):
+class ShiftAdmin(LimitsShown, RecordAdmin):
     list_display = ["table", "opened_at", "opened_by", "closed_at", "figures"]
     list_filter = ["table"]
     date_hierarchy = "opened_at"
@@ -219,8 +298,8 @@ class ShiftAdmin(RecordAdmin):
     readonly_fields = [
         "table",
         "reglement",
-        "min_stake",
-        "max_stake",
+        "minimum",
+        "maximum",
         "opened_at",
         "opened_by",
         "opening_count",
@@ -230,36 +309,68 @@ class ShiftAdmin(RecordAdmin):
     ]
     fields = readonly_fields
 
-    @admin.display(description="coups, drop, win, hold")
+    @admin.display(description=gettext_lazy("coups, mises, gain de la banque, taux"))
     def figures(self, shift: Shift) -> str:
         f = shift_figures(shift)
-        hold = "–" if f.hold is None else f"{f.hold:.2f} %"
-        return f"{f.coups} coups · drop {f.drop} · win {f.win} · hold {hold}"
+        hold = "–" if f.hold is None else f"{number_format(f.hold, 2, use_l10n=True)} %"
+        return _("%(coups)s coups · mises %(drop)s · gain de la banque %(win)s · taux %(hold)s") % {
+            "coups": f.coups,
+            "drop": shown.money(f.drop),
+            "win": shown.money(f.win),
+            "hold": hold,
+        }
 
-    @admin.display(description="rundown (ouverture + apports − retours + résultat = fermeture)")
+    @admin.display(
+        description=gettext_lazy("rapprochement (ouverture + apports − retours + résultat)")
+    )
     def cash_rundown(self, shift: Shift) -> str:
         r = rundown(shift)
-        closing = "–" if r.closing is None else r.closing
-        variance = "–" if r.variance is None else r.variance
-        return (
-            f"{r.opening} + {r.fills} − {r.credits} + {r.result} = {r.expected}; "
-            f"compté / counted {closing}; écart / variance {variance}"
-        )
+        return _(
+            "%(opening)s + %(fills)s − %(credits)s + %(result)s = %(expected)s attendus ; "
+            "compté %(closing)s ; écart %(variance)s"
+        ) % {
+            "opening": shown.money(r.opening),
+            "fills": shown.money(r.fills),
+            "credits": shown.money(r.credits),
+            "result": shown.money(r.result),
+            "expected": shown.money(r.expected),
+            "closing": shown.money(r.closing),
+            "variance": shown.money(r.variance),
+        }
 
 
 @admin.register(Account)
 class AccountAdmin(RecordAdmin):
     list_display = ["code", "kind", "table", "current_balance"]
     list_filter = ["kind", "table"]
+    readonly_fields = ["code", "kind", "table", "name", "current_balance"]
+    fields = readonly_fields
 
-    @admin.display(description="solde / balance")
-    def current_balance(self, account: Account) -> int:
-        return balance(account)
+    @admin.display(description=gettext_lazy("solde"))
+    def current_balance(self, account: Account) -> str:
+        return shown.money(balance(account))
 
 
 @admin.register(Movement)
 class MovementAdmin(RecordAdmin):
-    list_display = ["at", "kind", "amount", "credit", "debit", "shift", "reference", "actor"]
+    list_display = ["at", "kind", "sum", "credit", "debit", "shift", "reference", "actor"]
+    readonly_fields = [
+        "at",
+        "kind",
+        "sum",
+        "credit",
+        "debit",
+        "shift",
+        "reference",
+        "idempotency_key",
+        "actor",
+    ]
+    fields = readonly_fields
+
+    @admin.display(description=gettext_lazy("montant"), ordering="amount")
+    def sum(self, movement: Movement) -> str:
+        return shown.money(movement.amount)
+
     list_filter = ["kind", "shift__table"]
     search_fields = ["reference", "idempotency_key"]
     date_hierarchy = "at"
@@ -267,12 +378,40 @@ class MovementAdmin(RecordAdmin):
 
 class StakeInline(RecordInline):
     model = Stake
-    fields = ["ref", "holder", "chance", "amount", "insured", "on_refait", "placed_by", "placed_at"]
+    fields = ["ref", "holder", "chance", "sum", "insured", "on_refait", "placed_by", "placed_at"]
+
+    @admin.display(description=gettext_lazy("montant"))
+    def sum(self, stake: Stake) -> str:
+        return shown.money(stake.amount)
 
 
 class SettlementInline(RecordInline):
     model = Settlement
-    fields = ["stake", "outcome", "paid", "returned", "to_bank", "premium", "held", "level"]
+    fields = ["stake", "issue", "paid_", "returned_", "to_bank_", "premium_", "held_", "level"]
+
+    @admin.display(description=gettext_lazy("issue"))
+    def issue(self, settlement: Settlement) -> str:
+        return outcome_word(settlement.outcome)
+
+    @admin.display(description=gettext_lazy("payé"))
+    def paid_(self, settlement: Settlement) -> str:
+        return shown.money(settlement.paid)
+
+    @admin.display(description=gettext_lazy("rendu"))
+    def returned_(self, settlement: Settlement) -> str:
+        return shown.money(settlement.returned)
+
+    @admin.display(description=gettext_lazy("à la banque"))
+    def to_bank_(self, settlement: Settlement) -> str:
+        return shown.money(settlement.to_bank)
+
+    @admin.display(description=gettext_lazy("prime"))
+    def premium_(self, settlement: Settlement) -> str:
+        return shown.money(settlement.premium)
+
+    @admin.display(description=gettext_lazy("en prison"))
+    def held_(self, settlement: Settlement) -> str:
+        return shown.money(settlement.held)
 
 
 @admin.register(Coup)
@@ -301,78 +440,68 @@ class CoupAdmin(RecordAdmin):
     def _outcome(self, coup: Coup) -> CoupResult | None:
         return getattr(coup, "outcome", None)
 
-    @admin.display(description="résultat / result")
+    @admin.display(description=gettext_lazy("résultat"))
     def result(self, coup: Coup) -> str:
         o = self._outcome(coup)
-        if o is None:
-            return "–"
-        return f"{o.result} {o.couleur}" + (" (nul / void)" if o.void else "")
+        return "–" if o is None else result_words(o)
 
-    @admin.display(description="noir / rouge")
+    @admin.display(description=gettext_lazy("noir – rouge"))
     def totals(self, coup: Coup) -> str:
         o = self._outcome(coup)
-        return "–" if o is None else f"{o.noir_total} / {o.rouge_total}"
+        return "–" if o is None else f"{o.noir_total} – {o.rouge_total}"
 
-    @admin.display(description="1re rangée / noir")
+    @admin.display(description=gettext_lazy("première rangée (noir)"))
     def noir(self, coup: Coup) -> str:
         o = self._outcome(coup)
         return "–" if o is None else row_html(o.noir_cards, o.noir_total, o.announcement["noir"])
 
-    @admin.display(description="2e rangée / rouge")
+    @admin.display(description=gettext_lazy("seconde rangée (rouge)"))
     def rouge(self, coup: Coup) -> str:
         o = self._outcome(coup)
         return "–" if o is None else row_html(o.rouge_cards, o.rouge_total, o.announcement["rouge"])
 
-    @admin.display(description="annonce / announcement")
+    @admin.display(description=gettext_lazy("annonce"))
     def announcement(self, coup: Coup) -> str:
         o = self._outcome(coup)
         if o is None:
             return "–"
-        said = f" — annoncé / spoken: « {o.spoken} »" if o.spoken else ""
-        return f"{o.announcement['result']}{said}"
+        if not o.spoken:
+            return o.announcement["result"]
+        return _("%(announcement)s — annoncé : « %(spoken)s »") % {
+            "announcement": o.announcement["result"],
+            "spoken": o.spoken,
+        }
 
-    @admin.display(description="mouvements / movements")
+    @admin.display(description=gettext_lazy("mouvements"))
     def movements(self, coup: Coup) -> str:
-        from django.utils.html import format_html_join
+        return _moves(coup_movements(coup))
 
-        return (
-            format_html_join(
-                "",
-                "<div>{} · {} · {} → {}</div>",
-                (
-                    (m.get_kind_display(), m.amount, m.credit.code, m.debit.code)
-                    for m in coup_movements(coup)
-                ),
-            )
-            or "–"
-        )
-
-    @admin.display(description="contestations / disputes")
+    @admin.display(description=gettext_lazy("contestations"))
     def disputes(self, coup: Coup) -> str:
         """Disputes about the coup or its stakes, with the corrections they ordered: the coup's
         own records above stay as they were."""
-        from django.urls import reverse
-        from django.utils.html import format_html, format_html_join
-
         from casino.disputes.models import about_coup
 
         found = about_coup(coup)
         lines = format_html_join(
             "",
-            '<div><a href="{}">{}</a> · {} · corrections: {}</div>',
+            '<div><a href="{}">{}</a> · {} · {}</div>',
             (
                 (
                     reverse("admin:disputes_dispute_change", args=[d.pk]),
                     d,
                     d.get_state_display(),
-                    "; ".join(
-                        f"{m.credit.code} → {m.debit.code}: {m.amount}"
-                        for m in Movement.objects.filter(reference=d.reference)
-                    )
-                    or "–",
+                    _("corrections : %(moves)s")
+                    % {
+                        "moves": "; ".join(
+                            transfer(m.credit.code, m.debit.code, m.amount)
+                            for m in Movement.objects.filter(reference=d.reference)
+                        )
+                        or "–"
+                    },
                 )
                 for d in found
             ),
         )
         raise_url = reverse("admin:disputes_dispute_raise") + f"?subject=coup&subject_id={coup.pk}"
-        return format_html('{}<a class="button" href="{}">Contester / Raise</a>', lines, raise_url)
+        return format_html('{}<a class="button" href="{}">{}</a>', lines, raise_url, _("Contester"))

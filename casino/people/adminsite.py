@@ -12,17 +12,21 @@ from django.contrib.auth import update_session_auth_hash
 from django.contrib.auth.views import PasswordChangeView
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
+from django.utils.translation import gettext_lazy
 
 from casino.errors import DomainError
 
 
 class AdminLoginForm(AdminAuthenticationForm):
     otp_token = forms.CharField(
-        label="Code TOTP / TOTP code",
+        label=gettext_lazy("Code TOTP"),
         required=False,
         max_length=10,
         widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
-        help_text="Directeur, comité, commissaire, auditeur, inspecteur, superusers.",
+        help_text=gettext_lazy(
+            "Demandé au directeur, au comité, au commissaire, aux auditeurs, aux inspecteurs et "
+            "aux superutilisateurs."
+        ),
     )
 
     def clean(self) -> dict[str, Any]:
@@ -64,7 +68,19 @@ class ServicePasswordChangeView(PasswordChangeView):
 
 
 class CasinoAdminSite(admin.AdminSite):
-    site_header = "Casino — back-office"
+    """Titled with the casino's name (CASINO_NAME), never Django's."""
+
+    index_title = gettext_lazy("Back-office")
+
+    @property  # type: ignore[override]
+    def site_header(self) -> str:
+        from django.conf import settings
+
+        return settings.CASINO_NAME
+
+    @property  # type: ignore[override]
+    def site_title(self) -> str:
+        return self.site_header
 
     def get_urls(self) -> list[Any]:
         from django.urls import include, path

@@ -209,7 +209,13 @@ def test_a_director_without_a_device_is_told_to_use_his_setup_code(cast):
     TOTPDevice.objects.filter(user=cast.directeur).delete()
     client = Client()
     page = client.post("/admin/login/", {"username": "directeur", "password": PASSWORD})
-    assert b"setup code" in page.content
+    assert "/account/setup/" in page.content.decode()  # said in the refusal, in French
+    english = client.post(
+        "/admin/login/",
+        {"username": "directeur", "password": PASSWORD},
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert "setup code" in english.content.decode()
     assert "_auth_user_id" not in client.session
 
 

@@ -153,7 +153,7 @@ def test_the_daily_register_is_certified_exact_by_two_people(cast, posted):
         signed = report_render(version=2, day=day.isoformat())
     text = pdf_text(signed)
     assert "directeur: directeur, le / on" in text
-    assert "committee member: comite, le / on" in text
+    assert "membre du comité: comite, le / on" in text
     assert "certifié exact" in text
     assert RegisterSignOff.objects.filter(day=day).count() == 2
     assert first.version == 1
