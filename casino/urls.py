@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from audit import api as audit_api
@@ -24,6 +25,8 @@ api_v1 = [
 ]
 
 urlpatterns = [
+    # The host's address is the back-office's: there is no public site.
+    path("", RedirectView.as_view(pattern_name="admin:index"), name="front-door"),
     path("admin/", admin.site.urls),
     # The language switch in the admin's header posts here (Django's set_language view).
     path("i18n/", include("django.conf.urls.i18n")),

@@ -8,9 +8,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q, Sum
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
@@ -281,8 +283,11 @@ def table_accounts(table: Table) -> dict[str, Account]:
 
 def house_account(kind: Account.Kind) -> Account:
     """The cage or the outside world (one each for the house), made on first use."""
+    # A record's words are the house's, whichever language the request that made it spoke.
+    with translation.override(settings.LANGUAGE_CODE):
+        name = str(kind.label)
     account, _created = Account.objects.get_or_create(
-        code=str(kind), defaults={"kind": kind, "name": kind.label}
+        code=str(kind), defaults={"kind": kind, "name": name}
     )
     return account
 

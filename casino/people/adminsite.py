@@ -71,6 +71,8 @@ class CasinoAdminSite(admin.AdminSite):
     """Titled with the casino's name (CASINO_NAME), never Django's."""
 
     index_title = gettext_lazy("Back-office")
+    # No public site behind the admin: the header links to none ("/" leads back here).
+    site_url = None
 
     @property  # type: ignore[override]
     def site_header(self) -> str:

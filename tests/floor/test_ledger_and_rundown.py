@@ -269,3 +269,16 @@ def test_a_retried_movement_key_is_refused_by_the_database(cast, shift):
     with pytest.raises(IntegrityError), transaction.atomic():
         ledger_post(actor=cast.tailleur, shift=shift, entries=[entry])
     assert balance(layout) == 500
+
+
+@pytest.mark.django_db
+def test_a_house_account_is_named_in_the_house_language_whoever_asked_first():
+    """The cage's account made during an English request keeps the house's (French) name: a
+    record's words do not depend on the language of the request that happened to create it."""
+    from django.utils import translation
+
+    from casino.floor.services import house_account
+
+    with translation.override("en"):
+        cage = house_account(Account.Kind.CAGE)
+    assert Account.objects.get(pk=cage.pk).name == "caisse"
