@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import datetime as dt
 import threading
 
@@ -117,7 +118,9 @@ def test_asyncio_tasks_follow_the_clock_of_the_context_they_started_in():
             results = await asyncio.gather(inherited, a, b)
             return (*results, clock.now())
 
-    inherited, a, b, after = asyncio.run(main())
+    # In a thread of its own: after a browser test, Playwright's loop runs in this one.
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        inherited, a, b, after = thread.submit(asyncio.run, main()).result()
     assert inherited == START
     assert (a, b) == (START + dt.timedelta(days=1), START + dt.timedelta(days=2))
     assert after == START + dt.timedelta(microseconds=1)  # the tasks' clocks left ours alone
