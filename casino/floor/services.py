@@ -35,6 +35,7 @@ from casino.floor.models import (
     TableChange,
     TransferSignature,
 )
+from casino.floor.registry import game_module
 from casino.games.errors import GameError
 from casino.games.reglement import PRESETS, Reglement, reglement
 from casino.i18n import either, game_message
@@ -190,7 +191,7 @@ def table_create(
         number=number, game=Game(game), reglement=posted, min_stake=min_stake, max_stake=max_stake
     )
     _settings_recorded(table, posted, min_stake, max_stake, actor)
-    for kind in (Account.Kind.LAYOUT, Account.Kind.BANK, Account.Kind.PRISON):
+    for kind in map(Account.Kind, game_module(table.game).accounts):
         Account.objects.create(
             code=f"T{number}:{kind}", kind=kind, table=table, name=f"{table} · {kind}"
         )
@@ -916,12 +917,7 @@ def shift_close(*, actor: Any, shift: Shift, count_id: int) -> Rundown:
             _("la séance %(shift)s est déjà fermée") % {"shift": shift.pk}, where="shift"
         )
     require_on_duty(shift, actor, Duty.Post.CHEF_DE_PARTIE, act=_("fermer une séance"))
-    if shift.coups.exclude(phase__in=["settled", "cancelled"]).exists():
-        raise Conflict(
-            _("la séance %(shift)s a un coup en cours : réglez-le ou annulez-le d'abord")
-            % {"shift": shift.pk},
-            where="shift",
-        )
+    game_module(shift.table.game).check_closable(shift)
     if shift.transfers.filter(countersignature__isnull=True).exists():
         raise Conflict(
             _("la séance %(shift)s a un apport ou un retour en attente de sa seconde signature")
