@@ -739,6 +739,8 @@ class AccountDetail(Item):
 class RefersToSerializer(serializers.Serializer[Any]):
     coup = serializers.IntegerField(required=False)
     stake = serializers.IntegerField(required=False)
+    taille = serializers.IntegerField(required=False)
+    pharao_stake = serializers.IntegerField(required=False)
     shift = serializers.IntegerField(required=False)
     transfer = serializers.IntegerField(required=False)
     dispute = serializers.IntegerField(required=False)

@@ -14,6 +14,7 @@ from dataclasses import replace
 import pgtrigger
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from audit.append_only import append_only
 from casino.games.reglement import Reglement
@@ -444,6 +445,10 @@ class Movement(models.Model):
             "dispute_correction",
             "Correction sur contestation / dispute correction",
         )
+        # Pharao (RULES.md §2): the bank's share of a plié, and the winnings a mark puts back on
+        # the card (paid after the win, they ride again).
+        PLIE_TAKEN = "plie_taken", _("Part du plié à la banque")
+        WINNINGS_RIDDEN = "winnings_ridden", _("Gain remis sur la carte par une marque")
 
     at = models.DateTimeField()
     debit = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="debits")

@@ -27,6 +27,7 @@ from casino.errors import WrongGame
 # Each game's package, by the table's game (the values of ``casino.floor.models.Game``).
 PACKAGES = {
     "trente-et-quarante": "casino.floor.play.trente_et_quarante",
+    "pharao": "casino.floor.play.pharao",
 }
 
 

@@ -68,8 +68,9 @@ def shift_figures(shift: Shift) -> ShiftFigures:
 
 
 def movement_refers_to(reference: str) -> dict[str, int]:
-    """A movement's reference (``coup:12:stake:34``, ``transfer:5``, ``shift:3:float``,
-    ``dispute:7``) as the records it names, each by its reference."""
+    """A movement's reference (``coup:12:stake:34``, ``taille:4:pharao_stake:56``,
+    ``transfer:5``, ``shift:3:float``, ``dispute:7``) as the records it names, each by its
+    reference."""
     parts = reference.split(":")
     return {
         name: int(value)
@@ -78,7 +79,7 @@ def movement_refers_to(reference: str) -> dict[str, int]:
     }
 
 
-REFERRED = ("coup", "stake", "shift", "transfer", "dispute")
+REFERRED = ("coup", "stake", "taille", "pharao_stake", "shift", "transfer", "dispute")
 
 
 def table_state(table: Table) -> Table:

@@ -68,6 +68,15 @@ class NotOnDuty(DomainError):
     http_status = 403
 
 
+class LateStake(DomainError):
+    """A change of stake once the round's cards are coming (Trente-et-Quarante: after the first
+    card, RULES.md 1.2.2; Pharao: between a draw's first card and its settlement): refused, and
+    recorded as a ``late_stake`` anomaly."""
+
+    code = "late_stake"
+    recorded = True
+
+
 class InvalidMovement(DomainError):
     """A ledger movement that cannot be: a non-positive amount, the same account on both sides."""
 
@@ -278,6 +287,23 @@ def table_account(table: Table, kind: Account.Kind) -> Account:
 def table_accounts(table: Table) -> dict[str, Account]:
     """The table's layout, bank and prison accounts by kind, in one query."""
     return {a.kind: a for a in Account.objects.filter(table=table).exclude(kind=Account.Kind.SEAT)}
+
+
+def holder_account(table: Table, holder: str) -> Account | None:
+    """Whose stake it is: a patron's account (``patron:<id>``), or the anonymous seat marker at
+    this table (any other 1 to 40 characters), made on first use; None for anything else."""
+    holder = holder.strip()
+    if not holder or len(holder) > 40:
+        return None
+    if holder.startswith("patron:"):
+        code, kind = holder, Account.Kind.PATRON
+    else:
+        code, kind = f"T{table.number}:seat:{holder}", Account.Kind.SEAT
+    account, _created = Account.objects.get_or_create(
+        code=code,
+        defaults={"kind": kind, "table": table if kind == "seat" else None, "name": holder},
+    )
+    return account
 
 
 def house_account(kind: Account.Kind) -> Account:

@@ -30,6 +30,8 @@ from casino.floor.play.trente_et_quarante.models import (
 from casino.floor.registry import require_game
 from casino.floor.services import (
     Entry,
+    LateStake,
+    holder_account,
     ledger_post,
     open_shift_locked,
     require_on_duty,
@@ -69,13 +71,6 @@ class BettingClosed(DomainError):
 
     code = "betting_closed"
     http_status = 409
-
-
-class LateStake(DomainError):
-    """A stake placed, withdrawn or moved after the first card: refused and recorded (1.2.2)."""
-
-    code = "late_stake"
-    recorded = True
 
 
 class StakeRefused(DomainError):
@@ -206,24 +201,12 @@ def _late(coup: Coup, actor: Any, what: str, details: dict[str, Any], refused: s
 
 def _holder(coup: Coup, holder: str) -> Account:
     """A patron's account, or the anonymous seat marker at this table."""
-    holder = holder.strip()
-    if not holder or len(holder) > 40:
+    account = holder_account(coup.shift.table, holder)
+    if account is None:
         raise StakeRefused(
             _("une mise appartient à un joueur ou à une place (1 à 40 caractères)"),
             where="holder",
         )
-    if holder.startswith("patron:"):
-        code, kind = holder, Account.Kind.PATRON
-    else:
-        code, kind = f"T{coup.shift.table.number}:seat:{holder}", Account.Kind.SEAT
-    account, _created = Account.objects.get_or_create(
-        code=code,
-        defaults={
-            "kind": kind,
-            "table": coup.shift.table if kind == "seat" else None,
-            "name": holder,
-        },
-    )
     return account
 
 
