@@ -11,7 +11,7 @@ RUNTIME := $(BIN)/python -m casino.runtime
 help:
 	@echo "make run    start everything with demo data (admin at http://127.0.0.1:8000/admin/)"
 	@echo "make serve  start everything, no demo data"
-	@echo "make demo   the same, headless: seed, run the worker once, exit"
+	@echo "make demo   the same, headless: record the demo day, run the worker once, exit"
 	@echo "make test   the whole test suite (real PostgreSQL, Redis and Celery worker)"
 	@echo "make faults the fault suite alone (also part of make test)"
 	@echo "make bench  the benchmarks (BENCH=\"broker api\": only those)"

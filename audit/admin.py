@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from audit.models import (
     ANOMALY_TRANSITIONS,
@@ -19,40 +22,69 @@ from audit.models import (
     ChainVerification,
 )
 from audit.services import anomaly_review
-from casino.admin_base import RecordAdmin, RecordInline, pretty_json
+from casino import shown
+from casino.admin_base import RecordAdmin, RecordInline
+from casino.readable import readable, subject_link
+
+# Where ``expected`` is money (a séance's rundown), not a number of cards (a talon's count).
+RUNDOWNS = ("shift.closed", "cash_variance")
 
 
 @admin.register(AuditEvent)
 class AuditEventAdmin(RecordAdmin):
-    list_display = ["seq", "at", "actor_name", "action", "subject_type", "subject_id", "short_hash"]
+    list_display = ["seq", "when", "actor_name", "action", "subject", "short_hash"]
     list_filter = ["action", "subject_type"]
     search_fields = ["action", "subject_id", "actor_name", "hash"]
     date_hierarchy = "at"
     readonly_fields = [
         "seq",
-        "at",
+        "when",
         "actor_name",
         "action",
-        "subject_type",
-        "subject_id",
-        "payload_pretty",
+        "subject",
+        "payload_read",
         "prev_hash",
         "hash",
     ]
     fields = readonly_fields
 
-    @admin.display(description="hash")
+    @admin.display(description=gettext_lazy("date"), ordering="at")
+    def when(self, event: AuditEvent) -> str:
+        return shown.moment(event.at, seconds=True)
+
+    @admin.display(description=gettext_lazy("objet"))
+    def subject(self, event: AuditEvent) -> str:
+        return subject_link(event.subject_type, event.subject_id)
+
+    @admin.display(description=gettext_lazy("empreinte"))
     def short_hash(self, event: AuditEvent) -> str:
         return event.hash[:16] + "…"
 
-    @admin.display(description="payload")
-    def payload_pretty(self, event: AuditEvent) -> str:
-        return pretty_json(json.loads(event.payload))
+    @admin.display(description=gettext_lazy("contenu"))
+    def payload_read(self, event: AuditEvent) -> str:
+        money = {"expected"} if event.action in RUNDOWNS else set()
+        return readable(event.payload, money=money)
 
 
 @admin.register(ChainVerification)
 class ChainVerificationAdmin(RecordAdmin):
-    list_display = ["at", "ok", "events", "head_seq", "first_broken_seq", "seconds"]
+    list_display = ["when", "ok", "events", "head_seq", "first_broken_seq", "seconds"]
+    readonly_fields = [
+        "when",
+        "ok",
+        "events",
+        "head_seq",
+        "head_hash",
+        "first_broken_seq",
+        "reason",
+        "seconds",
+    ]
+    fields = readonly_fields
+
+    @admin.display(description=gettext_lazy("date"), ordering="at")
+    def when(self, verification: ChainVerification) -> str:
+        return shown.moment(verification.at, seconds=True)
+
     list_filter = ["ok"]
 
 
@@ -62,8 +94,8 @@ class AnomalyReviewInline(RecordInline):
 
 
 class ReviewForm(forms.Form):
-    to_state = forms.ChoiceField(label="Nouvel état / New state")
-    reason = forms.CharField(label="Motif / Reason", widget=forms.Textarea(attrs={"rows": 3}))
+    to_state = forms.ChoiceField(label=gettext_lazy("nouvel état"))
+    reason = forms.CharField(label=gettext_lazy("motif"), widget=forms.Textarea(attrs={"rows": 3}))
 
     def __init__(self, *args: Any, anomaly: Anomaly, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -89,28 +121,34 @@ class AnomalyAdmin(RecordAdmin):
         "summary",
         "subject",
         "detected_at",
-        "evidence_pretty",
-        "involved",
+        "evidence_read",
+        "involved_people",
         "review_link",
     ]
     fields = readonly_fields
 
-    @admin.display(description="objet / subject")
+    @admin.display(description=gettext_lazy("objet"))
     def subject(self, anomaly: Anomaly) -> str:
-        return f"{anomaly.subject_type}:{anomaly.subject_id}" if anomaly.subject_type else "–"
+        return subject_link(anomaly.subject_type, anomaly.subject_id)
 
-    @admin.display(description="preuves / evidence")
-    def evidence_pretty(self, anomaly: Anomaly) -> str:
-        return pretty_json(anomaly.evidence)
+    @admin.display(description=gettext_lazy("éléments"))
+    def evidence_read(self, anomaly: Anomaly) -> str:
+        money = {"expected"} if anomaly.detector in RUNDOWNS else set()
+        return readable(anomaly.evidence, money=money)
 
-    @admin.display(description="examen / review")
+    @admin.display(description=gettext_lazy("personnes en cause"))
+    def involved_people(self, anomaly: Anomaly) -> str:
+        from django.contrib.auth.models import User
+
+        people = User.objects.filter(pk__in=anomaly.involved).order_by("username")
+        return ", ".join(p.username for p in people) or "–"
+
+    @admin.display(description=gettext_lazy("examen"))
     def review_link(self, anomaly: Anomaly) -> str:
-        from django.utils.html import format_html
-
-        if not any(a == anomaly.state for a, _ in ANOMALY_TRANSITIONS):
+        if not any(a == anomaly.state for a, _b in ANOMALY_TRANSITIONS):
             return "–"
         url = reverse("admin:audit_anomaly_review", args=[anomaly.pk])
-        return format_html('<a class="button" href="{}">Examiner / Review</a>', url)
+        return format_html('<a class="button" href="{}">{}</a>', url, _("Examiner"))
 
     def get_urls(self) -> list[Any]:
         review = self.admin_site.admin_view(self.review_view)
@@ -119,11 +157,11 @@ class AnomalyAdmin(RecordAdmin):
     def review_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         anomaly = get_object_or_404(Anomaly, pk=pk)
         if not self.has_view_permission(request, anomaly):
-            return HttpResponse(status=403)
+            raise PermissionDenied
 
         def act(data: dict[str, Any]) -> tuple[str, int]:
             anomaly_review(actor=request.user, anomaly_id=anomaly.pk, **data)
-            return "Examen enregistré / Review recorded", messages.SUCCESS
+            return _("Examen enregistré"), messages.SUCCESS
 
         return self.act_view(
             request,
@@ -132,5 +170,5 @@ class AnomalyAdmin(RecordAdmin):
             done_url=reverse("admin:audit_anomaly_change", args=[pk]),
             template="admin/audit/anomaly/review.html",
             anomaly=anomaly,
-            title=f"Examiner / Review: {anomaly}",
+            title=_("Examiner : %(anomaly)s") % {"anomaly": anomaly},
         )

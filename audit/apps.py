@@ -1,11 +1,12 @@
 from typing import Any
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class AuditConfig(AppConfig):
     name = "audit"
-    verbose_name = "Audit"
+    verbose_name = _("Audit")
 
     def ready(self) -> None:
         from django.db.models.signals import post_migrate

@@ -6,9 +6,11 @@ import pgtrigger
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from audit.append_only import append_only
 from audit.canonical import GENESIS_HASH
+from casino import shown
 
 
 class ChainHead(models.Model):
@@ -48,23 +50,30 @@ class ChainHead(models.Model):
 class AuditEvent(models.Model):
     """One act, in the order acts happened. Written only by ``audit.chain.audit_record``."""
 
-    seq = models.BigIntegerField(primary_key=True)
-    at = models.DateTimeField(db_index=True)
+    seq = models.BigIntegerField(primary_key=True, verbose_name=_("n°"))
+    at = models.DateTimeField(db_index=True, verbose_name=_("date"))
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("personne"),
     )
-    actor_name = models.CharField(max_length=150)
-    action = models.CharField(max_length=80, db_index=True)
-    subject_type = models.CharField(max_length=80, blank=True)
-    subject_id = models.CharField(max_length=64, blank=True)
-    payload = models.TextField(help_text="canonical JSON, stored exactly as hashed")
-    prev_hash = models.CharField(max_length=64)
-    hash = models.CharField(max_length=64, unique=True)
+    actor_name = models.CharField(max_length=150, verbose_name=_("personne"))
+    action = models.CharField(max_length=80, db_index=True, verbose_name=_("acte"))
+    subject_type = models.CharField(max_length=80, blank=True, verbose_name=_("sorte d'objet"))
+    subject_id = models.CharField(max_length=64, blank=True, verbose_name=_("objet n°"))
+    payload = models.TextField(
+        help_text=_("JSON canonique, gardé tel qu'il a été haché"), verbose_name=_("contenu")
+    )
+    prev_hash = models.CharField(max_length=64, verbose_name=_("empreinte précédente"))
+    hash = models.CharField(max_length=64, unique=True, verbose_name=_("empreinte"))
 
     class Meta:
         ordering = ["seq"]
-        verbose_name = "événement d'audit / audit event"
-        verbose_name_plural = "journal d'audit / audit events"
+        verbose_name = _("événement d'audit")
+        verbose_name_plural = _("journal d'audit")
         indexes = [models.Index(fields=["subject_type", "subject_id"])]
         triggers = [
             *append_only(),
@@ -107,36 +116,40 @@ class AuditEvent(models.Model):
 class ChainVerification(models.Model):
     """A recomputation of the whole chain (by the hourly task or ``verify_audit``)."""
 
-    at = models.DateTimeField()
-    ok = models.BooleanField()
-    events = models.BigIntegerField()
-    head_seq = models.BigIntegerField()
-    head_hash = models.CharField(max_length=64)
-    first_broken_seq = models.BigIntegerField(null=True, blank=True)
-    reason = models.TextField(blank=True)
-    seconds = models.FloatField()
+    at = models.DateTimeField(verbose_name=_("date"))
+    ok = models.BooleanField(verbose_name=_("intacte"))
+    events = models.BigIntegerField(verbose_name=_("événements"))
+    head_seq = models.BigIntegerField(verbose_name=_("tête n°"))
+    head_hash = models.CharField(max_length=64, verbose_name=_("empreinte de la tête"))
+    first_broken_seq = models.BigIntegerField(
+        null=True, blank=True, verbose_name=_("premier événement rompu")
+    )
+    reason = models.TextField(blank=True, verbose_name=_("raison"))
+    seconds = models.FloatField(verbose_name=_("durée (s)"))
 
     class Meta:
+        verbose_name_plural = _("vérifications de la chaîne")
         ordering = ["-at"]
-        verbose_name = "vérification de la chaîne / chain verification"
+        verbose_name = _("vérification de la chaîne")
         triggers = append_only()
 
     def __str__(self) -> str:
-        return f"{self.at:%Y-%m-%d %H:%M} {'ok' if self.ok else 'BROKEN'} #{self.head_seq}"
+        verdict = _("intacte") if self.ok else _("ROMPUE")
+        return f"{shown.moment(self.at)} {verdict} #{self.head_seq}"
 
 
 class Severity(models.TextChoices):
-    INFO = "info", "Info"
-    WARNING = "warning", "Avertissement / Warning"
-    CRITICAL = "critical", "Critique / Critical"
+    INFO = "info", _("information")
+    WARNING = "warning", _("avertissement")
+    CRITICAL = "critical", _("critique")
 
 
 class AnomalyState(models.TextChoices):
-    OPEN = "open", "Ouverte / Open"
-    ACKNOWLEDGED = "acknowledged", "Prise en compte / Acknowledged"
-    DISMISSED = "dismissed", "Classée / Dismissed"
-    ESCALATED = "escalated", "Transmise au commissaire / Escalated"
-    CONFIRMED = "confirmed", "Confirmée / Confirmed"
+    OPEN = "open", _("ouverte")
+    ACKNOWLEDGED = "acknowledged", _("prise en compte")
+    DISMISSED = "dismissed", _("classée")
+    ESCALATED = "escalated", _("transmise au commissaire")
+    CONFIRMED = "confirmed", _("confirmée")
 
 
 # The review moves forward only. An escalated anomaly is ruled on by the commissioner.
@@ -153,34 +166,44 @@ ANOMALY_TRANSITIONS = (
 class Anomaly(models.Model):
     """Something a detector (or a refused act) flagged for human review."""
 
-    detector = models.CharField(max_length=60, db_index=True)
-    severity = models.CharField(max_length=10, choices=Severity.choices, db_index=True)
-    subject_type = models.CharField(max_length=80, blank=True)
-    subject_id = models.CharField(max_length=64, blank=True)
-    summary = models.CharField(max_length=300)
-    evidence = models.JSONField(default=dict)
-    detected_at = models.DateTimeField(db_index=True)
+    detector = models.CharField(max_length=60, db_index=True, verbose_name=_("détecteur"))
+    severity = models.CharField(
+        max_length=10, choices=Severity.choices, db_index=True, verbose_name=_("gravité")
+    )
+    subject_type = models.CharField(max_length=80, blank=True, verbose_name=_("sorte d'objet"))
+    subject_id = models.CharField(max_length=64, blank=True, verbose_name=_("objet n°"))
+    summary = models.CharField(max_length=300, verbose_name=_("résumé"))
+    evidence = models.JSONField(default=dict, verbose_name=_("éléments"))
+    detected_at = models.DateTimeField(db_index=True, verbose_name=_("détectée le"))
     involved = ArrayField(
         models.BigIntegerField(),
         default=list,
         blank=True,
-        help_text="users whose acts are in question; they may not review it",
+        help_text=_(
+            "les personnes dont les actes sont en question ; elles ne peuvent pas l'examiner"
+        ),
+        verbose_name=_("personnes en cause"),
     )
     dedup_key = models.CharField(
         max_length=200,
         unique=True,
         null=True,
         blank=True,
-        help_text="a detector raises one anomaly per key, however often it runs",
+        help_text=_("un détecteur lève une seule anomalie par clé, aussi souvent qu'il passe"),
+        verbose_name=_("clé de dédoublonnage"),
     )
     state = models.CharField(
-        max_length=20, choices=AnomalyState.choices, default=AnomalyState.OPEN, db_index=True
+        max_length=20,
+        choices=AnomalyState.choices,
+        default=AnomalyState.OPEN,
+        db_index=True,
+        verbose_name=_("état"),
     )
 
     class Meta:
         ordering = ["-detected_at"]
-        verbose_name = "anomalie / anomaly"
-        verbose_name_plural = "anomalies"
+        verbose_name = _("anomalie")
+        verbose_name_plural = _("anomalies")
         permissions = [("review_anomaly", "Can review anomalies")]
         triggers = [
             pgtrigger.Protect(name="not_deleted", operation=pgtrigger.Delete),
@@ -199,14 +222,24 @@ class Anomaly(models.Model):
 class AnomalyReview(models.Model):
     """One step of an anomaly's review, with who took it and why."""
 
-    anomaly = models.ForeignKey(Anomaly, on_delete=models.PROTECT, related_name="reviews")
-    at = models.DateTimeField()
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    from_state = models.CharField(max_length=20, choices=AnomalyState.choices)
-    to_state = models.CharField(max_length=20, choices=AnomalyState.choices)
-    reason = models.TextField()
+    anomaly = models.ForeignKey(
+        Anomaly, on_delete=models.PROTECT, related_name="reviews", verbose_name=_("anomalie")
+    )
+    at = models.DateTimeField(verbose_name=_("date"))
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("par")
+    )
+    from_state = models.CharField(
+        max_length=20, choices=AnomalyState.choices, verbose_name=_("de l'état")
+    )
+    to_state = models.CharField(
+        max_length=20, choices=AnomalyState.choices, verbose_name=_("à l'état")
+    )
+    reason = models.TextField(verbose_name=_("motif"))
 
     class Meta:
+        verbose_name = _("examen d'anomalie")
+        verbose_name_plural = _("examens d'anomalies")
         ordering = ["at"]
         triggers = append_only()
         constraints = [
@@ -214,4 +247,4 @@ class AnomalyReview(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.from_state} → {self.to_state}"
+        return f"{self.get_from_state_display()} → {self.get_to_state_display()}"

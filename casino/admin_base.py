@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -10,7 +9,6 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
-from django.utils.html import format_html
 
 from casino.errors import DomainError
 
@@ -69,10 +67,3 @@ class RecordInline(admin.TabularInline):  # type: ignore[type-arg]
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
-
-
-def pretty_json(value: Any) -> str:
-    return format_html(
-        "<pre style='white-space:pre-wrap;margin:0'>{}</pre>",
-        json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True),
-    )

@@ -518,6 +518,14 @@ def _stop_on_signals() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
+def print_guide() -> None:
+    """Which demo login does which job (``casino/demo_guide.py``)."""
+    from casino import demo_guide
+
+    log("who does what (logins in var/demo-logins.json):")
+    print(demo_guide.render(demo_guide.read(VAR / "demo-logins.json"), WEB_ADDRESS), flush=True)
+
+
 def command_run(*, seed: bool = True) -> int:
     """``run``: everything with the demo data; ``serve``: everything, no demo (the fault suite,
     and a production-like machine without a process manager)."""
@@ -526,17 +534,18 @@ def command_run(*, seed: bool = True) -> int:
     supervisor = Supervisor(services)
     try:
         prepare(services)
+        if seed:
+            # Before anything else writes: the demo's day is recorded in the past, and whatever
+            # the worker, the beat or a person records afterwards comes after it in the chain.
+            manage(services, "demo_seed")
         supervisor.spawn_worker(beat=True)
         supervisor.watch()
-        if seed:
-            manage(services, "demo_seed")
         supervisor.spawn_web()
         wait_for_port(int(WEB_ADDRESS.rsplit(":", 1)[1]), timeout=30)
         log(f"admin: http://{WEB_ADDRESS}/admin/   API: http://{WEB_ADDRESS}/api/docs/")
         if seed:
-            log("logins are printed above; Ctrl-C stops everything")
-        else:
-            log("serving; Ctrl-C stops everything")
+            print_guide()
+        log("serving; Ctrl-C stops everything")
         while True:
             time.sleep(3600)
     except Stop as stop:
@@ -554,9 +563,11 @@ def command_demo() -> int:
     supervisor = Supervisor(services)
     try:
         prepare(services)
+        manage(services, "demo_seed")  # first, as under ``run``
         supervisor.spawn_worker(beat=False)
         supervisor.watch()
-        manage(services, "demo_seed", "--wait-for-worker")
+        manage(services, "demo_check")
+        print_guide()
         log("demo done")
         return 0
     finally:

@@ -130,6 +130,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "casino.house.house",  # the casino's name and zone, on every page
             ],
         },
     },
@@ -142,7 +143,6 @@ API_TOKEN_HOURS = env_int("API_TOKEN_HOURS", 12, minimum=1)
 SETUP_CODE_HOURS = env_int("SETUP_CODE_HOURS", 72, minimum=1)
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1)
-OTP_TOTP_ISSUER = os.environ.get("CASINO_NAME", "Casino de démonstration")
 LOGIN_URL = "admin:login"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -157,6 +157,9 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = os.environ.get("TIME_ZONE", "Europe/Paris")
 USE_I18N = True
 USE_TZ = True  # stored in UTC, shown in the casino's zone
+# Every page writes a time the same way in both languages (casino/formats/): 24/11/2025 21:30,
+# in TIME_ZONE, which the page's footer names once.
+FORMAT_MODULE_PATH = ["casino.formats"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
@@ -180,8 +183,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG and bool(CSRF_TRUSTED_ORIGINS))
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
-# Casino identity, printed on reports.
-CASINO_NAME = os.environ.get("CASINO_NAME", "Casino de démonstration")
+# Casino identity: the title of every page, printed on reports, the TOTP issuer.
+CASINO_NAME = (env_str("CASINO_NAME", "Casino de démonstration") or "").strip()
+if not CASINO_NAME:
+    raise ImproperlyConfigured("CASINO_NAME must not be empty: it titles every page")
+OTP_TOTP_ISSUER = CASINO_NAME
 CASINO_LICENCE = os.environ.get("CASINO_LICENCE", "DEMO-0000")
 
 REST_FRAMEWORK = {

@@ -25,6 +25,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.defaults import server_error as django_server_error
 
@@ -86,8 +87,11 @@ def unavailable_response(request: HttpRequest, part: str, error: BaseException) 
     if request.path.startswith(("/api/", "/health/")):
         response = JsonResponse(error_body("unavailable", message, None), status=503)
     else:
-        # Rendered without the request: no context processor may touch the database.
-        page = render_to_string("unavailable.html", {"retry_after": retry_after, "part": part})
+        # Rendered without the request: no context processor may touch the database. The
+        # language is read from the request itself, which may fail before LocaleMiddleware ran.
+        context = {"retry_after": retry_after, "part": part, "casino_name": settings.CASINO_NAME}
+        with translation.override(translation.get_language_from_request(request)):
+            page = render_to_string("unavailable.html", context)
         response = HttpResponse(page, status=503)
     response["Retry-After"] = str(retry_after)
     response["Cache-Control"] = "no-store"

@@ -27,6 +27,8 @@ api_v1 = [
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # The language switch in the admin's header posts here (Django's set_language view).
+    path("i18n/", include("django.conf.urls.i18n")),
     path("account/setup/", account_setup_view, name="account-setup"),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

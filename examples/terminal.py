@@ -135,14 +135,22 @@ def pages(session: Session, path: str) -> list[Any]:
 
 
 def play(
-    url: str, logins: dict[str, dict[str, Any]], *, coups: int, seed: int, table: int | None = None
+    url: str,
+    logins: dict[str, dict[str, Any]],
+    *,
+    coups: int,
+    seed: int,
+    table: int | None = None,
+    crew: str = "",
 ) -> dict[str, Any]:
-    """Play a séance; return what happened (the séance, its coups, the dispute, the rundown)."""
+    """Play a séance; return what happened (the séance, its coups, the dispute, the rundown).
+    ``crew``: the suffix of the table staff's logins (``2``: chef2, tailleur2, croupier2)."""
     rng = random.Random(seed)
-    who = {
-        name: login(url, name, logins[name])
-        for name in ("caissier", "commissaire", "croupier", "directeur", "chef", "tailleur")
+    names = {
+        job: job + crew if job in ("chef", "tailleur", "croupier") else job
+        for job in ("caissier", "commissaire", "croupier", "directeur", "chef", "tailleur")
     }
+    who = {job: login(url, name, logins[name]) for job, name in names.items()}
     cashier, commissioner, croupier = who["caissier"], who["commissaire"], who["croupier"]
     director, chef, tailleur = who["directeur"], who["chef"], who["tailleur"]
 
@@ -267,11 +275,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--table", type=int)
     parser.add_argument("--coups", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1854)
+    parser.add_argument(
+        "--crew", default="", help="suffix of the table staff's logins: 2 for chef2, tailleur2…"
+    )
     args = parser.parse_args(argv)
     with open(args.logins) as file:
         logins = json.load(file)
     try:
-        play(args.url, logins, coups=args.coups, seed=args.seed, table=args.table)
+        play(args.url, logins, coups=args.coups, seed=args.seed, table=args.table, crew=args.crew)
     except Refused as refused:
         print(f"refused: {refused}", file=sys.stderr)
         return 1

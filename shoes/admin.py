@@ -6,14 +6,20 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
+from casino import shown
 from casino.admin_base import RecordAdmin, RecordInline
 from casino.floor.models import Table
+from casino.pit.timeline import count_verdict, event_text
+from casino.readable import readable
 from shoes.models import (
     Pack,
     PackEvent,
@@ -27,7 +33,7 @@ from shoes.services import current_shift, seal_verify
 
 
 class TableFilter(admin.SimpleListFilter):
-    title = "table"
+    title = gettext_lazy("table")
     parameter_name = "table"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[int, str]]:
@@ -48,40 +54,46 @@ class VerificationInline(RecordInline):
 
 class TimelineInline(RecordInline):
     model = PackEvent
-    verbose_name_plural = "historique / timeline"
-    fields = ["at", "kind", "actor", "table", "shift", "person", "details"]
+    fields = ["when", "kind", "actor", "table", "shift", "said"]
+
+    @admin.display(description=gettext_lazy("date"))
+    def when(self, event: PackEvent) -> str:
+        return shown.moment(event.at, seconds=True)
+
+    @admin.display(description=gettext_lazy("ce qui a été fait"))
+    def said(self, event: PackEvent) -> str:
+        return event_text(event) or "–"
 
 
 class TalonCountInline(RecordInline):
     """The undealt cards the tailleur recorded at each pass, as recorded."""
 
     model = TalonCount
-    verbose_name_plural = "talons comptés quand les cartes passent / undealt cards at each pass"
     fields = ["taille", "at", "counted_by", "method", "undealt", "expected", "reconciled"]
 
-    @admin.display(description="cartes / cards (la prochaine d'abord / next first)")
+    @admin.display(description=gettext_lazy("cartes, la prochaine à donner d'abord"))
     def undealt(self, count: TalonCount) -> str:
         return " ".join(count.cards) or "–"
 
-    @admin.display(description="rapprochement / reconciled")
+    @admin.display(description=gettext_lazy("rapprochement"))
     def reconciled(self, count: TalonCount) -> str:
-        if count.balanced:
-            return f"juste / balanced ({len(count.cards)})"
-
-        def named(cards: dict[str, int]) -> str:
-            return ", ".join(f"{code} x{n}" for code, n in cards.items()) or "–"
-
-        return (
-            f"{len(count.cards)} / {count.expected} · manque / missing {named(count.missing)} · "
-            f"en trop / extra {named(count.extra)}"
-        )
+        verdict = count_verdict({"missing": count.missing, "extra": count.extra})
+        return _("%(counted)s sur %(expected)s : %(verdict)s") % {
+            "counted": len(count.cards),
+            "expected": count.expected,
+            "verdict": verdict,
+        }
 
 
 class VerifyForm(forms.Form):
-    seal_number_read = forms.CharField(label="N° de scellé lu / seal number read", max_length=60)
-    verdict = forms.ChoiceField(label="Constat / verdict", choices=SealVerification.Verdict.choices)
+    seal_number_read = forms.CharField(label=gettext_lazy("n° de scellé lu"), max_length=60)
+    verdict = forms.ChoiceField(
+        label=gettext_lazy("constat"), choices=SealVerification.Verdict.choices
+    )
     remarks = forms.CharField(
-        label="Observations / remarks", required=False, widget=forms.Textarea(attrs={"rows": 2})
+        label=gettext_lazy("observations"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
     )
 
 
@@ -108,33 +120,29 @@ class PackAdmin(RecordAdmin):
     ]
     fields = readonly_fields
 
-    @admin.display(description="table")
+    @admin.display(description=gettext_lazy("table"))
     def table(self, pack: Pack) -> str:
         shift = current_shift(pack)
         return str(shift.table.number) if shift else "–"
 
-    @admin.display(description="cartes tirées / cards laid")
+    @admin.display(description=gettext_lazy("cartes tirées"))
     def cards(self, pack: Pack) -> int:
         return pack.cards_laid.count()
 
-    @admin.display(description="recomptage / reconciliation")
+    @admin.display(description=gettext_lazy("recomptage"))
     def reconciled(self, pack: Pack) -> str:
         try:
             r = pack.reconciliation
         except Reconciliation.DoesNotExist:
             return "–"
-        if r.balanced:
-            return "juste / balanced"
-        return f"manque {r.missing} · en trop {r.extra}"
+        return count_verdict({"missing": r.missing, "extra": r.extra})
 
-    @admin.display(description="scellé / seal")
+    @admin.display(description=gettext_lazy("scellé"))
     def verify_link(self, pack: Pack) -> str:
         if pack.state not in (PackState.RECEIVED, PackState.IN_STORE):
             return "–"
         url = reverse("admin:shoes_pack_verify", args=[pack.pk])
-        return format_html(
-            '<a class="button" href="{}">Vérifier le scellé / Verify the seal</a>', url
-        )
+        return format_html('<a class="button" href="{}">{}</a>', url, _("Vérifier le scellé"))
 
     def get_urls(self) -> list[Any]:
         verify = self.admin_site.admin_view(self.verify_view)
@@ -143,12 +151,14 @@ class PackAdmin(RecordAdmin):
     def verify_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         pack = get_object_or_404(Pack, pk=pk)
         if not self.has_view_permission(request, pack):
-            return HttpResponse(status=403)
+            raise PermissionDenied
 
         def act(data: dict[str, Any]) -> tuple[str, int]:
             verification = seal_verify(actor=request.user, pack_id=pack.pk, **data)
             level = messages.SUCCESS if verification.verdict == "intact" else messages.ERROR
-            return f"Scellé / seal: {verification.get_verdict_display()}", level
+            return _("Scellé : %(verdict)s") % {
+                "verdict": verification.get_verdict_display()
+            }, level
 
         return self.act_view(
             request,
@@ -157,13 +167,15 @@ class PackAdmin(RecordAdmin):
             done_url=reverse("admin:shoes_pack_change", args=[pk]),
             template="admin/shoes/pack/verify.html",
             pack=pack,
-            title=f"Vérifier le scellé / Verify: {pack}",
+            title=_("Vérifier le scellé : %(pack)s") % {"pack": pack},
         )
 
 
 class VisaForm(forms.Form):
     remarks = forms.CharField(
-        label="Observations / remarks", required=False, widget=forms.Textarea(attrs={"rows": 2})
+        label=gettext_lazy("observations"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
     )
 
 
@@ -180,16 +192,17 @@ class RegisterVisaAdmin(RecordAdmin):
         return [path("sign/", sign, name="shoes_registervisa_sign"), *super().get_urls()]
 
     def sign_view(self, request: HttpRequest) -> HttpResponse:
-        from casino import clock
         from shoes.services import register_visa
 
         if not self.has_view_permission(request):
-            return HttpResponse(status=403)
-        today = clock.now().date()
+            raise PermissionDenied
+        # The casino's day: at 00:30 in Paris, UTC's day is still yesterday.
+        today = shown.today()
+        said = {"day": shown.day(today)}
 
         def act(data: dict[str, Any]) -> tuple[str, int]:
             register_visa(actor=request.user, day=today, **data)
-            return f"Visa du {today} enregistré / recorded", messages.SUCCESS
+            return _("Visa du %(day)s enregistré") % said, messages.SUCCESS
 
         return self.act_view(
             request,
@@ -199,10 +212,20 @@ class RegisterVisaAdmin(RecordAdmin):
             template="admin/shoes/registervisa/sign.html",
             day=today,
             received=Pack.objects.filter(received_at__date=today),
-            title=f"Viser le registre du {today} / Sign the register of {today}",
+            title=_("Viser le registre du %(day)s") % said,
         )
 
 
 @admin.register(Reconciliation)
 class ReconciliationAdmin(RecordAdmin):
-    list_display = ["pack", "at", "counted_by", "balanced"]
+    list_display = ["pack", "at", "counted_by", "verdict"]
+    readonly_fields = ["pack", "at", "counted_by", "verdict", "cards_counted"]
+    fields = readonly_fields
+
+    @admin.display(description=gettext_lazy("constat"))
+    def verdict(self, reconciliation: Reconciliation) -> str:
+        return count_verdict({"missing": reconciliation.missing, "extra": reconciliation.extra})
+
+    @admin.display(description=gettext_lazy("cartes recomptées"))
+    def cards_counted(self, reconciliation: Reconciliation) -> str:
+        return readable({"counted": reconciliation.counted})

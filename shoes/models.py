@@ -10,26 +10,28 @@ from __future__ import annotations
 import pgtrigger
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from audit.append_only import append_only
+from casino import shown
 
 
 class PackKind(models.TextChoices):
-    SIXAIN = "sixain", "Sixain (6 × 52)"
-    SINGLE = "single", "Jeu simple / single pack (52)"
+    SIXAIN = "sixain", _("sixain (6 × 52)")
+    SINGLE = "single", _("jeu simple (52)")
 
 
 class PackState(models.TextChoices):
-    RECEIVED = "received", "Reçu / received"
-    IN_STORE = "in_store", "En magasin / in store"
-    VERIFIED = "verified", "Scellé vérifié / seal verified"
-    OPENED = "opened", "Ouvert / opened"
-    IN_PLAY = "in_play", "En jeu / in play"
-    PASSED = "passed", "Les cartes passent / passed"
-    RETIRED = "retired", "Retiré / retired"
-    DESTROYED = "destroyed", "Détruit / destroyed"
-    REJECTED = "rejected", "Rejeté (scellé) / rejected (seal)"
-    WITHDRAWN = "withdrawn", "Remplacé / withdrawn"
+    RECEIVED = "received", _("reçu")
+    IN_STORE = "in_store", _("en magasin")
+    VERIFIED = "verified", _("scellé vérifié")
+    OPENED = "opened", _("ouvert")
+    IN_PLAY = "in_play", _("en jeu")
+    PASSED = "passed", _("les cartes passent")
+    RETIRED = "retired", _("retiré")
+    DESTROYED = "destroyed", _("détruit")
+    REJECTED = "rejected", _("rejeté (scellé)")
+    WITHDRAWN = "withdrawn", _("remplacé")
 
 
 S = PackState
@@ -54,26 +56,31 @@ TRANSITIONS = (
 class Pack(models.Model):
     """A sealed pack as the maker delivered it. Only its state changes, and only forward."""
 
-    kind = models.CharField(max_length=10, choices=PackKind.choices)
-    maker = models.CharField("fabricant / maker", max_length=120)
-    maker_pack_numbers = models.CharField("numéros du fabricant / maker's numbers", max_length=200)
-    seal_number = models.CharField("n° de scellé / seal number", max_length=60, unique=True)
-    sealing_authority = models.CharField(
-        "autorité de scellement / sealing authority", max_length=120
-    )
-    received_at = models.DateTimeField()
+    kind = models.CharField(max_length=10, choices=PackKind.choices, verbose_name=_("sorte"))
+    maker = models.CharField(_("fabricant"), max_length=120)
+    maker_pack_numbers = models.CharField(_("numéros du fabricant"), max_length=200)
+    seal_number = models.CharField(_("n° de scellé"), max_length=60, unique=True)
+    sealing_authority = models.CharField(_("autorité de scellement"), max_length=120)
+    received_at = models.DateTimeField(verbose_name=_("reçu le"))
     received_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("reçu par"),
     )
-    store_location = models.CharField("emplacement / store location", max_length=120)
+    store_location = models.CharField(_("emplacement"), max_length=120)
     state = models.CharField(
-        max_length=12, choices=PackState.choices, default=S.RECEIVED, db_index=True
+        max_length=12,
+        choices=PackState.choices,
+        default=S.RECEIVED,
+        db_index=True,
+        verbose_name=_("état"),
     )
 
     class Meta:
         ordering = ["-received_at"]
-        verbose_name = "jeu scellé / sealed pack"
-        verbose_name_plural = "registre des jeux / pack register"
+        verbose_name = _("jeu scellé")
+        verbose_name_plural = _("registre des jeux")
         triggers = [
             pgtrigger.Protect(name="not_deleted", operation=pgtrigger.Delete),
             pgtrigger.ReadOnly(name="only_state_changes", exclude=["state"]),
@@ -101,95 +108,127 @@ class Pack(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} scellé {self.seal_number}"
+        return _("%(kind)s scellé %(seal)s") % {
+            "kind": self.get_kind_display(),
+            "seal": self.seal_number,
+        }
 
 
 class SealVerification(models.Model):
     """The commissioner's act: the seal number read and what he found."""
 
     class Verdict(models.TextChoices):
-        INTACT = "intact", "Intact"
-        BROKEN = "broken", "Brisé / broken"
-        MISMATCH = "mismatch", "Numéro différent / number mismatch"
+        INTACT = "intact", _("intact")
+        BROKEN = "broken", _("brisé")
+        MISMATCH = "mismatch", _("numéro différent")
 
-    pack = models.ForeignKey(Pack, on_delete=models.PROTECT, related_name="verifications")
-    commissaire = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    pack = models.ForeignKey(
+        Pack,
+        on_delete=models.PROTECT,
+        related_name="verifications",
+        verbose_name=_("jeu de cartes"),
     )
-    at = models.DateTimeField()
-    seal_number_read = models.CharField(max_length=60)
-    verdict = models.CharField(max_length=10, choices=Verdict.choices)
-    remarks = models.TextField(blank=True)
+    commissaire = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("commissaire"),
+    )
+    at = models.DateTimeField(verbose_name=_("date"))
+    seal_number_read = models.CharField(max_length=60, verbose_name=_("n° de scellé lu"))
+    verdict = models.CharField(max_length=10, choices=Verdict.choices, verbose_name=_("constat"))
+    remarks = models.TextField(blank=True, verbose_name=_("observations"))
 
     class Meta:
+        verbose_name_plural = _("vérifications du scellé")
         ordering = ["at"]
-        verbose_name = "vérification du scellé / seal verification"
+        verbose_name = _("vérification du scellé")
         triggers = append_only()
 
     def __str__(self) -> str:
-        return f"{self.pack.seal_number}: {self.verdict}"
+        return f"{self.pack.seal_number} : {self.get_verdict_display()}"
 
 
 class RegisterVisa(models.Model):
     """The commissioner's visa on the receipt register's page of the day."""
 
-    day = models.DateField(unique=True)
+    day = models.DateField(unique=True, verbose_name=_("journée"))
     commissaire = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("commissaire"),
     )
-    at = models.DateTimeField()
-    packs_seen = models.PositiveIntegerField()
-    remarks = models.TextField(blank=True)
+    at = models.DateTimeField(verbose_name=_("visé le"))
+    packs_seen = models.PositiveIntegerField(verbose_name=_("jeux vus"))
+    remarks = models.TextField(blank=True, verbose_name=_("observations"))
 
     class Meta:
+        verbose_name_plural = _("visas du registre des jeux")
         ordering = ["-day"]
-        verbose_name = "visa du registre / register visa"
+        verbose_name = _("visa du registre des jeux")
         triggers = append_only()
 
     def __str__(self) -> str:
-        return f"visa {self.day}"
+        return _("visa du %(day)s") % {"day": shown.day(self.day)}
 
 
 class PackEvent(models.Model):
     """One act in a pack's life: the timeline shown in the admin and printed in reports."""
 
     class Kind(models.TextChoices):
-        RECEIVED = "received", "Reçu / received"
-        STORED = "stored", "Mis en magasin / stored"
-        VERIFIED = "verified", "Scellé vérifié / seal verified"
-        REJECTED = "rejected", "Rejeté / rejected"
-        OPENED = "opened", "Ouvert / opened"
-        SHUFFLED = "shuffled", "Mêlé / shuffled"
-        CUT = "cut", "Coupé / cut"
-        BURNED = "burned", "Cartes brûlées / burned"
-        PASSED = "passed", "Les cartes passent"
-        TALON_COUNTED = "talon_counted", "Talon compté / undealt cards counted"
-        REPLACEMENT_DEMANDED = "replacement_demanded", "Nouveau jeu demandé / replacement demanded"
-        WITHDRAWN = "withdrawn", "Remplacé / withdrawn"
-        FOREIGN_CARD = "foreign_card", "Carte étrangère refusée / foreign card refused"
-        RETIRED = "retired", "Retiré et recompté / retired and counted"
-        DESTROYED = "destroyed", "Détruit / destroyed"
+        RECEIVED = "received", _("reçu")
+        STORED = "stored", _("mis en magasin")
+        VERIFIED = "verified", _("scellé vérifié")
+        REJECTED = "rejected", _("rejeté")
+        OPENED = "opened", _("ouvert")
+        SHUFFLED = "shuffled", _("mêlé")
+        CUT = "cut", _("coupé")
+        BURNED = "burned", _("cartes brûlées")
+        PASSED = "passed", _("les cartes passent")
+        TALON_COUNTED = "talon_counted", _("talon compté")
+        REPLACEMENT_DEMANDED = "replacement_demanded", _("nouveau jeu demandé")
+        WITHDRAWN = "withdrawn", _("remplacé")
+        FOREIGN_CARD = "foreign_card", _("carte étrangère refusée")
+        RETIRED = "retired", _("retiré et recompté")
+        DESTROYED = "destroyed", _("détruit")
 
-    pack = models.ForeignKey(Pack, on_delete=models.PROTECT, related_name="events")
-    at = models.DateTimeField()
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    kind = models.CharField(max_length=24, choices=Kind.choices)
+    pack = models.ForeignKey(
+        Pack, on_delete=models.PROTECT, related_name="events", verbose_name=_("jeu de cartes")
+    )
+    at = models.DateTimeField(verbose_name=_("date"))
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("par")
+    )
+    kind = models.CharField(max_length=24, choices=Kind.choices, verbose_name=_("acte"))
     table = models.ForeignKey(
-        "floor.Table", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        "floor.Table",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("table"),
     )
     shift = models.ForeignKey(
-        "floor.Shift", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        "floor.Shift",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("séance"),
     )
     person = models.CharField(
         max_length=120,
         blank=True,
-        help_text="a member of the public: who cut, or who shuffled openly",
+        help_text=_("une personne du public : qui a coupé, ou qui a mêlé ouvertement"),
+        verbose_name=_("personne"),
     )
-    details = models.JSONField(default=dict, blank=True)
+    details = models.JSONField(default=dict, blank=True, verbose_name=_("détails"))
 
     class Meta:
+        verbose_name_plural = _("historique")
         ordering = ["at", "id"]
-        verbose_name = "acte / pack event"
+        verbose_name = _("acte sur un jeu")
         constraints = [
             # A pack's custody at a table begins when it is opened there, once (its state moves
             # forward only, so it is never opened again, and never at a second table).
@@ -227,29 +266,45 @@ class PackEvent(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.at:%Y-%m-%d %H:%M} {self.get_kind_display()}"
+        return f"{shown.moment(self.at, seconds=True)} {self.get_kind_display()}"
 
 
 class CardLaid(models.Model):
     """A card taken from the pack and laid, in order. The pack's order of play."""
 
-    pack = models.ForeignKey(Pack, on_delete=models.PROTECT, related_name="cards_laid")
-    seq = models.PositiveIntegerField()
-    taille = models.PositiveSmallIntegerField(
-        default=1, help_text="the taille it was laid in: a re-shuffled pack plays its cards again"
+    pack = models.ForeignKey(
+        Pack, on_delete=models.PROTECT, related_name="cards_laid", verbose_name=_("jeu de cartes")
     )
-    card = models.CharField(max_length=2)
-    burned = models.BooleanField(default=False, help_text="burned after the cut, not played")
-    at = models.DateTimeField()
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    shift = models.ForeignKey("floor.Shift", on_delete=models.PROTECT, related_name="+")
+    seq = models.PositiveIntegerField(verbose_name=_("rang"))
+    taille = models.PositiveSmallIntegerField(
+        default=1,
+        help_text=_("la taille où elle a été tirée : un jeu mêlé de nouveau rejoue ses cartes"),
+        verbose_name=_("taille"),
+    )
+    card = models.CharField(max_length=2, verbose_name=_("carte"))
+    burned = models.BooleanField(
+        default=False, help_text=_("brûlée après la coupe, pas jouée"), verbose_name=_("brûlée")
+    )
+    at = models.DateTimeField(verbose_name=_("date"))
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("par")
+    )
+    shift = models.ForeignKey(
+        "floor.Shift", on_delete=models.PROTECT, related_name="+", verbose_name=_("séance")
+    )
     coup = models.ForeignKey(
-        "floor.Coup", null=True, blank=True, on_delete=models.PROTECT, related_name="cards"
+        "floor.Coup",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="cards",
+        verbose_name=_("coup"),
     )
 
     class Meta:
+        verbose_name_plural = _("cartes tirées")
         ordering = ["pack", "seq"]
-        verbose_name = "carte tirée / card laid"
+        verbose_name = _("carte tirée")
         constraints = [models.UniqueConstraint(fields=["pack", "seq"], name="one_card_per_place")]
         triggers = append_only()
 
@@ -260,21 +315,38 @@ class CardLaid(models.Model):
 class Reconciliation(models.Model):
     """The count at retirement: per card, laid + burned + counted back must equal the pack."""
 
-    pack = models.OneToOneField(Pack, on_delete=models.PROTECT, related_name="reconciliation")
-    at = models.DateTimeField()
-    counted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    pack = models.OneToOneField(
+        Pack,
+        on_delete=models.PROTECT,
+        related_name="reconciliation",
+        verbose_name=_("jeu de cartes"),
     )
-    counted = models.JSONField(help_text="cards counted back, by code")
-    missing = models.JSONField(default=dict, help_text="cards short, by code")
-    extra = models.JSONField(default=dict, help_text="cards over, by code")
+    at = models.DateTimeField(verbose_name=_("date"))
+    counted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("compté par"),
+    )
+    counted = models.JSONField(
+        help_text=_("les cartes recomptées, par code"), verbose_name=_("cartes recomptées")
+    )
+    missing = models.JSONField(
+        default=dict,
+        help_text=_("les cartes qui manquent, par code"),
+        verbose_name=_("cartes manquantes"),
+    )
+    extra = models.JSONField(
+        default=dict, help_text=_("les cartes en trop, par code"), verbose_name=_("cartes en trop")
+    )
 
     class Meta:
-        verbose_name = "recomptage / reconciliation"
+        verbose_name_plural = _("recomptages")
+        verbose_name = _("recomptage")
         triggers = append_only()
 
     def __str__(self) -> str:
-        return f"reconciliation of {self.pack}"
+        return _("recomptage de %(pack)s") % {"pack": self.pack}
 
     @property
     def balanced(self) -> bool:
@@ -292,32 +364,50 @@ class TalonCount(models.Model):
     """
 
     class Method(models.TextChoices):
-        SCANNED = "scanned", "Lues dans l'ordre / scanned in order"
-        COUNTED = "counted", "Comptées à la main / counted by hand"
+        SCANNED = "scanned", _("lues dans l'ordre")
+        COUNTED = "counted", _("comptées à la main")
 
-    pack = models.ForeignKey(Pack, on_delete=models.PROTECT, related_name="talon_counts")
-    taille = models.PositiveSmallIntegerField()
-    at = models.DateTimeField()
-    counted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    pack = models.ForeignKey(
+        Pack, on_delete=models.PROTECT, related_name="talon_counts", verbose_name=_("jeu de cartes")
     )
-    shift = models.ForeignKey("floor.Shift", on_delete=models.PROTECT, related_name="+")
+    taille = models.PositiveSmallIntegerField(verbose_name=_("taille"))
+    at = models.DateTimeField(verbose_name=_("date"))
+    counted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("compté par"),
+    )
+    shift = models.ForeignKey(
+        "floor.Shift", on_delete=models.PROTECT, related_name="+", verbose_name=_("séance")
+    )
     method = models.CharField(
         max_length=8,
         choices=Method.choices,
-        help_text="scanned: the order is the talon's; counted: the order is the listing's",
+        help_text=_("lues : l'ordre est celui du talon ; comptées : l'ordre est celui de la liste"),
+        verbose_name=_("méthode"),
     )
-    cards = models.JSONField(help_text="the undealt cards as recorded, the next card to deal first")
+    cards = models.JSONField(
+        help_text=_("les cartes restantes telles qu'enregistrées, la prochaine à donner d'abord"),
+        verbose_name=_("cartes"),
+    )
     expected = models.PositiveSmallIntegerField(
-        help_text="how many cards the talon holds by the pack's count"
+        help_text=_("combien de cartes le talon tient selon le compte du jeu"),
+        verbose_name=_("attendues"),
     )
-    missing = models.JSONField(default=dict, help_text="cards short, by code")
-    extra = models.JSONField(default=dict, help_text="cards over, by code")
+    missing = models.JSONField(
+        default=dict,
+        help_text=_("les cartes qui manquent, par code"),
+        verbose_name=_("cartes manquantes"),
+    )
+    extra = models.JSONField(
+        default=dict, help_text=_("les cartes en trop, par code"), verbose_name=_("cartes en trop")
+    )
 
     class Meta:
         ordering = ["pack", "taille"]
-        verbose_name = "talon compté / undealt cards"
-        verbose_name_plural = "talons comptés / undealt cards"
+        verbose_name = _("talon compté")
+        verbose_name_plural = _("talons comptés quand les cartes passent")
         constraints = [
             models.UniqueConstraint(fields=["pack", "taille"], name="one_talon_count_per_taille"),
             models.CheckConstraint(condition=models.Q(taille__gte=1), name="talon_taille_from_1"),
@@ -325,7 +415,10 @@ class TalonCount(models.Model):
         triggers = append_only()
 
     def __str__(self) -> str:
-        return f"talon of {self.pack.seal_number}, taille {self.taille}"
+        return _("talon du jeu %(seal)s, taille %(taille)s") % {
+            "seal": self.pack.seal_number,
+            "taille": self.taille,
+        }
 
     @property
     def balanced(self) -> bool:

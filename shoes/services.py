@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from audit.chain import audit_record
 from audit.models import Severity
 from audit.services import anomaly_raise
-from casino import clock
+from casino import clock, shown
 from casino.errors import Conflict, DomainError, NotFound
 from casino.floor.models import Duty, Game, Shift, Table
 from casino.floor.registry import game_module
@@ -667,7 +667,7 @@ def cards_pass(
                 "taille": taille,
                 "seal": pack.seal_number,
                 "by": done.counted_by,
-                "at": f"{done.at:%H:%M:%S}",
+                "at": shown.hour(done.at, seconds=True),  # the casino's hour, not UTC's
             },
             where="state",
         )

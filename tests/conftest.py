@@ -19,6 +19,7 @@ from django.conf import settings
 from django.utils import translation
 from rest_framework.test import APIClient
 
+from casino import clock
 from casino.floor.models import PostedReglement
 from casino.floor.services import (
     count_countersign,
@@ -52,6 +53,17 @@ def _english_outside_requests() -> Iterator[None]:
     its Accept-Language (French when it asks for neither); ``tests/test_words.py`` covers both."""
     with translation.override("en"):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _no_manual_clock_left_set() -> Iterator[None]:
+    """A test that leaves a manual clock set (entered, never left) fails, and the next test still
+    starts on the real clock."""
+    yield
+    left = clock.simulated()
+    if left is not None:
+        clock._manual.set(None)
+        pytest.fail(f"a manual clock was left set at {left.peek().isoformat()}")
 
 
 @pytest.fixture(autouse=True)

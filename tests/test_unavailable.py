@@ -71,9 +71,12 @@ def test_the_admin_shows_a_plain_temporarily_unavailable_page():
     assert response.status_code == 503
     assert response["Retry-After"] == "2"
     page = response.content.decode()
-    assert "temporarily unavailable" in page.lower()
+    assert "momentanément indisponible" in page  # French unless the person asks for English
     assert "Traceback" not in page
     assert "OperationalError" not in page
+    english = client.get("/admin/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "temporarily unavailable" in english.lower()
+    assert "momentanément" not in english
 
 
 @pytest.mark.usefixtures("database_down")

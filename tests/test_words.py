@@ -41,6 +41,7 @@ MO = PO.with_suffix(".mo")
 class Entry:
     msgid: str = ""
     msgstr: str = ""
+    msgctxt: str = ""  # a word with two senses ("retirer" a pack, "retirer" a stake)
     fuzzy: bool = False
     plural: bool = False
 
@@ -75,10 +76,17 @@ def _append(entry: Entry, field: str, quoted: str) -> None:
         entry.msgid += text
     elif field == "msgstr":
         entry.msgstr += text
+    elif field == "msgctxt":
+        entry.msgctxt += text
 
 
 def messages(entries: list[Entry]) -> dict[str, str]:
-    return {e.msgid: e.msgstr for e in entries if e.msgid}
+    """By key as gettext keeps them: ``context\x04msgid`` for a message with a context."""
+    return {
+        (f"{e.msgctxt}\x04{e.msgid}" if e.msgctxt else e.msgid): e.msgstr
+        for e in entries
+        if e.msgid
+    }
 
 
 def placeholders(text: str) -> Counter[str]:
@@ -401,3 +409,73 @@ def test_the_admin_answers_in_the_language_asked_for(cast, asked, says):
     )
     assert page.status_code == 200
     assert says.encode() in page.content
+
+
+# --- labels: the admin's and the models' --------------------------------------------------------
+
+# Proper names, the same in every language: the games, and the chances of the layout (English
+# keeps rouge, noir, couleur and inverse, as RULES.md does).
+NAMES = {"Trente-et-Quarante", "Pharao", "Alliance", "rouge", "noir", "couleur", "inverse"}
+
+
+def _labels() -> list[tuple[str, object]]:
+    """Every label the admin shows: models' names, fields' names, help and choices, the admin's
+    column and field descriptions (list, record, inline), filters' titles."""
+    from django.contrib import admin
+    from django.db.models import Field
+
+    found: list[tuple[str, object]] = []
+    for model, model_admin in admin.site._registry.items():
+        if model._meta.app_label == "auth":
+            continue  # Django's own, translated by Django
+        for admin_class in (model_admin, *model_admin.inlines):
+            shown = admin_class.model if admin_class is not model_admin else model
+            names = [
+                *getattr(admin_class, "list_display", ()),
+                *(admin_class.readonly_fields or ()),
+                *(admin_class.fields or ()),
+            ]
+            meta = shown._meta
+            found += [
+                (f"{meta.label}", meta.verbose_name),
+                (f"{meta.label}+s", meta.verbose_name_plural),
+            ]
+            for name in names:
+                if name == "__str__":
+                    continue
+                method = getattr(admin_class, name, None)
+                if method is not None:
+                    owner = getattr(admin_class, "__name__", type(admin_class).__name__)
+                    found.append((f"{owner}.{name}", method.short_description))
+                    continue
+                field = meta.get_field(name)
+                assert isinstance(field, Field)
+                found.append((f"{meta.label}.{name}", field.verbose_name))
+                if field.help_text:
+                    found.append((f"{meta.label}.{name} help", field.help_text))
+                found += [
+                    (f"{meta.label}.{name}={value}", label)
+                    for value, label in (field.choices or [])
+                    if label not in NAMES
+                ]
+        for list_filter in model_admin.list_filter:
+            if isinstance(list_filter, type):
+                found.append((list_filter.__name__, list_filter.title))
+    return found
+
+
+def test_every_label_of_the_admin_goes_through_the_catalog():
+    """French in the code, marked (gettext_lazy): the reader's language picks the words."""
+    from django.utils.functional import Promise
+
+    plain = [where for where, label in _labels() if not isinstance(label, Promise)]
+    assert plain == []
+    assert len(_labels()) > 300
+
+
+def test_no_label_carries_both_languages():
+    """``"noir / rouge"`` is one label in two languages: each language has its own word now."""
+    both = re.compile(r"\w / \w")
+    assert [m for m in messages(read_po(PO)) if both.search(m)] == []
+    with translation.override("fr"):
+        assert [(w, str(label)) for w, label in _labels() if both.search(str(label))] == []

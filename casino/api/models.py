@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from casino import clock
+
 
 class IdempotentRequest(models.Model):
     """The first answer given to a write, kept under its key for retries."""
@@ -12,7 +14,7 @@ class IdempotentRequest(models.Model):
     fingerprint = models.CharField(max_length=64)
     status = models.PositiveSmallIntegerField()
     body = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(default=clock.now)  # a simulation's time too
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="one_answer_per_key")]

@@ -75,10 +75,25 @@ class Readable(generics.GenericAPIView[Any]):
         return bool(roles_of(self.request.user) & set(self.sees_all))
 
     def visible(self) -> QuerySet[Any]:
-        queryset = self.get_queryset()
-        if self.sees_everything():
+        return self._scoped(self.request.user, self.get_queryset())
+
+    @classmethod
+    def _scoped(cls, user: Any, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if roles_of(user) & set(cls.sees_all):
             return queryset
-        return queryset.filter(self.scope(self.request.user))
+        return queryset.filter(cls().scope(user))
+
+    @classmethod
+    def readable_by(cls, user: Any) -> QuerySet[Any]:
+        """What ``user`` reads of this resource, as its collection answers them: nothing without
+        one of its ``read_roles`` (``HoldsRole`` refuses them), everything with one of
+        ``sees_all``, else its ``scope``. Pages that list records outside the API (the pit's
+        home) read through this, so that they never show what the API would refuse."""
+        assert cls.queryset is not None, f"{cls.__name__} names no queryset"
+        queryset = cls.queryset.all()
+        if not roles_of(user) & set(cls.read_roles):
+            return queryset.none()
+        return cls._scoped(user, queryset)
 
 
 class Collection(Readable, generics.ListAPIView[Any]):

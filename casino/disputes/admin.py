@@ -8,27 +8,46 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, re_path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from casino import clock
+from casino import clock, shown
 from casino.admin_base import RecordAdmin, RecordInline
 from casino.disputes import services
-from casino.disputes.models import SUBJECTS, Decision, Dispute, DisputeState, DisputeStep, Evidence
+from casino.disputes.decide_form import DecideForm
+from casino.disputes.models import (
+    SUBJECT_WORDS,
+    SUBJECTS,
+    Decision,
+    Dispute,
+    DisputeState,
+    DisputeStep,
+    Evidence,
+)
+from casino.floor.models import Stake
 from casino.floor.selectors import row_html
+from casino.pit.table_view import OUTCOME_WORDS
+from casino.readable import readable, recorded_words, transfer
 
 AWAITING = (DisputeState.AWAITING_APPROVAL, DisputeState.AWAITING_APPROVAL_APPEAL)
 
 
 class AgeFilter(admin.SimpleListFilter):
-    title = "âge / age"
+    title = gettext_lazy("âge")
     parameter_name = "age"
     BANDS = {"day": (0, 1), "week": (1, 8), "older": (8, 100_000)}
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("day", "< 1 jour / day"), ("week", "1–8 jours / days"), ("older", "> 8 jours")]
+        return [
+            ("day", _("moins d'un jour")),
+            ("week", _("de 1 à 8 jours")),
+            ("older", _("plus de 8 jours")),
+        ]
 
     def queryset(self, request: HttpRequest, queryset: Any) -> Any:
         if self.value() not in self.BANDS:
@@ -49,7 +68,7 @@ class EvidenceInline(RecordInline):
     model = Evidence
     fields = ["download", "content_type", "size", "sha256", "added_by", "added_at"]
 
-    @admin.display(description="fichier / file")
+    @admin.display(description=gettext_lazy("fichier"))
     def download(self, evidence: Evidence) -> str:
         url = reverse("admin:disputes_evidence_file", args=[evidence.pk])
         return format_html('<a href="{}">{}</a>', url, evidence.name)
@@ -61,57 +80,83 @@ class DecisionInline(RecordInline):
         "instance",
         "decided_by",
         "decided_at",
-        "articles",
+        "article_numbers",
         "reasoning",
+        "found",
         "ordered",
         "second_approval",
     ]
 
-    @admin.display(description="second approbateur / second approval")
+    @admin.display(description=gettext_lazy("articles"))
+    def article_numbers(self, decision: Decision) -> str:
+        return ", ".join(map(str, decision.articles)) or "–"
+
+    @admin.display(description=gettext_lazy("faits constatés"))
+    def found(self, decision: Decision) -> str:
+        return readable(decision.findings)
+
+    @admin.display(description=gettext_lazy("seconde approbation"))
     def second_approval(self, decision: Decision) -> str:
         if not decision.approval_grounds:
-            return "non requise / not required"
+            return _("non requise")
         approval = getattr(decision, "approval", None)
+        grounds = recorded_words(decision.approval_grounds)
         if approval is None:
-            return f"en attente / awaiting ({decision.approval_grounds})"
-        verdict = "approuvée / approved" if approval.approved else "refusée / refused"
-        return f"{verdict}: {approval.by} — {approval.note} ({decision.approval_grounds})"
+            return _("en attente (%(grounds)s)") % {"grounds": grounds}
+        return f"{approval} — {approval.note} ({grounds})"
 
-    @admin.display(description="corrections ordonnées / corrections ordered")
+    @admin.display(description=gettext_lazy("corrections ordonnées"))
     def ordered(self, decision: Decision) -> str:
-        reason = (
-            f" — écart / override: {decision.override_reason}" if decision.override_reason else ""
-        )
-        moves = "; ".join(f"{a} → {b}: {n}" for a, b, n in decision.corrections) or "aucune / none"
-        return moves + reason
+        moves = corrections_text(decision.corrections)
+        if not decision.override_reason:
+            return moves
+        return _("%(moves)s — motif de l'écart : %(reason)s") % {
+            "moves": moves,
+            "reason": decision.override_reason,
+        }
+
+
+def corrections_text(corrections: list[Any]) -> str:
+    """``T1:bank → T1:seat:3 : 20,00; …``, or "none"."""
+    return "; ".join(transfer(a, b, n) for a, b, n in corrections) or _("aucune")
 
 
 def _settlement_table(recomputed: dict[str, Any]) -> str:
     """Recorded and computed settlements side by side, stake by stake."""
     recorded = {r["stake"]: r for r in recomputed["recorded"]}
     computed = {r["stake"]: r for r in recomputed["computed"]}
+    stakes = Stake.objects.filter(pk__in=[*recorded, *computed]).select_related("holder")
+    named = {s.pk: f"{s.ref} · {s.holder.code}" for s in stakes}
+    amounts = {
+        "paid": gettext_lazy("payé"),
+        "returned": gettext_lazy("rendu"),
+        "to_bank": gettext_lazy("à la banque"),
+        "premium": gettext_lazy("prime"),
+        "held": gettext_lazy("en prison"),
+    }
 
     def cell(r: dict[str, Any] | None) -> str:
         if r is None:
             return "–"
-        money = ", ".join(f"{k} {r[k]}" for k in ("paid", "returned", "to_bank", "premium") if r[k])
-        return f"{r['outcome']} ({money or '0'})"
+        money = ", ".join(f"{word} {shown.money(r[k])}" for k, word in amounts.items() if r.get(k))
+        return f"{OUTCOME_WORDS.get(r['outcome'], r['outcome'])} ({money or shown.money(0)})"
 
     rows = format_html_join(
         "",
         "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
         (
-            (ref, cell(recorded.get(ref)), cell(computed.get(ref)))
-            for ref in dict.fromkeys([*recorded, *computed])
+            (named.get(pk, pk), cell(recorded.get(pk)), cell(computed.get(pk)))
+            for pk in dict.fromkeys([*recorded, *computed])
         ),
     )
-    moves = "; ".join(f"{a} → {b}: {n}" for a, b, n in recomputed["corrections"]) or "aucune / none"
     return format_html(
-        "<table><tr><th>mise / stake</th><th>enregistré / recorded</th>"
-        "<th>selon la règle / the rule's answer</th></tr>{}</table>"
-        "<p>différence / difference: {}</p>",
+        "<table><tr><th>{}</th><th>{}</th><th>{}</th></tr>{}</table><p>{} {}</p>",
+        _("mise"),
+        _("enregistré"),
+        _("selon la règle"),
         rows,
-        moves,
+        _("différence :"),
+        corrections_text(recomputed["corrections"]),
     )
 
 
@@ -138,20 +183,20 @@ class DisputeAdmin(RecordAdmin):
     ]
     fields = readonly_fields
     ACTS = {
-        "review": ((DisputeState.OPEN,), "Examiner / Review"),
-        "decide": ((DisputeState.UNDER_REVIEW, DisputeState.APPEALED), "Décider / Decide"),
-        "approve": (AWAITING, "Approuver la décision / Approve the decision"),
-        "refuse": (AWAITING, "Refuser la décision / Refuse the decision"),
-        "appeal": ((DisputeState.DECIDED,), "Faire appel / Appeal"),
-        "withdraw": ((DisputeState.OPEN, DisputeState.UNDER_REVIEW), "Retirer / Withdraw"),
+        "review": ((DisputeState.OPEN,), gettext_lazy("Examiner")),
+        "decide": ((DisputeState.UNDER_REVIEW, DisputeState.APPEALED), gettext_lazy("Décider")),
+        "approve": (AWAITING, gettext_lazy("Approuver la décision")),
+        "refuse": (AWAITING, gettext_lazy("Refuser la décision")),
+        "appeal": ((DisputeState.DECIDED,), gettext_lazy("Faire appel")),
+        "withdraw": ((DisputeState.OPEN, DisputeState.UNDER_REVIEW), gettext_lazy("Retirer")),
     }
 
-    @admin.display(description="âge / age")
+    @admin.display(description=gettext_lazy("âge"))
     def age(self, dispute: Dispute) -> str:
         days = (clock.now() - dispute.raised_at).days
-        return f"{days} j"
+        return _("%(days)s j") % {"days": days}
 
-    @admin.display(description="objet contesté / contested record")
+    @admin.display(description=gettext_lazy("objet contesté"))
     def subject_played(self, dispute: Dispute) -> str:
         coup = services.contested_coup_of(dispute.subject_name(), dispute.subject())
         label = format_html("<p>{}</p>", dispute.subject_label())
@@ -168,12 +213,12 @@ class DisputeAdmin(RecordAdmin):
             row_html(result.rouge_cards, result.rouge_total, result.announcement["rouge"]),
         )
 
-    @admin.display(description="la règle et l'enregistrement / the rule beside the record")
+    @admin.display(description=gettext_lazy("la règle à côté de l'enregistrement"))
     def rule_beside_record(self, dispute: Dispute) -> str:
         shown = services.recomputation(dispute)
         return "–" if shown is None else _settlement_table(shown.as_json())
 
-    @admin.display(description="actes / acts")
+    @admin.display(description=gettext_lazy("actes"))
     def acts(self, dispute: Dispute) -> str:
         buttons = [
             (reverse("admin:disputes_dispute_act", args=[dispute.pk, name]), label)
@@ -206,7 +251,7 @@ class DisputeAdmin(RecordAdmin):
         """Evidence is served to those who may see the dispute, never as a public file."""
         evidence = get_object_or_404(Evidence, pk=pk)
         if not self.has_view_permission(request, evidence.dispute):
-            return HttpResponse(status=403)
+            raise PermissionDenied
         return FileResponse(
             evidence.file.open("rb"),
             as_attachment=True,
@@ -228,7 +273,7 @@ class DisputeAdmin(RecordAdmin):
                     content=upload.read(),
                     content_type=upload.content_type or "",
                 )
-            return f"{dispute} enregistrée / recorded", messages.SUCCESS
+            return _("%(dispute)s enregistrée") % {"dispute": dispute}, messages.SUCCESS
 
         return self.act_view(
             request,
@@ -236,13 +281,13 @@ class DisputeAdmin(RecordAdmin):
             act=act,
             done_url=reverse("admin:disputes_dispute_changelist"),
             template="admin/act.html",
-            title="Contester / Raise a dispute",
+            title=_("Contester"),
         )
 
     def act_on(self, request: HttpRequest, pk: int, act: str) -> HttpResponse:
         dispute = get_object_or_404(Dispute, pk=pk)
         if act not in self.ACTS or not self.has_view_permission(request, dispute):
-            return HttpResponse(status=404)
+            raise Http404
         form: forms.Form
         if act == "decide":
             form = DecideForm(request.POST or None, dispute=dispute)
@@ -259,7 +304,7 @@ class DisputeAdmin(RecordAdmin):
 
         def run(data: dict[str, Any]) -> tuple[str, int]:
             service(actor=request.user, dispute_id=dispute.pk, **data)
-            return "Enregistré / Recorded", messages.SUCCESS
+            return _("Enregistré"), messages.SUCCESS
 
         shown = services.recomputation(dispute)
         return self.act_view(
@@ -268,7 +313,7 @@ class DisputeAdmin(RecordAdmin):
             act=run,
             done_url=reverse("admin:disputes_dispute_change", args=[pk]),
             template="admin/act.html",
-            title=f"{self.ACTS[act][1]}: {dispute}",
+            title=_("%(act)s : %(dispute)s") % {"act": self.ACTS[act][1], "dispute": dispute},
             dispute=dispute,
             subject=self.subject_played(dispute),
             rule=_settlement_table(shown.as_json()) if shown else "",
@@ -276,56 +321,24 @@ class DisputeAdmin(RecordAdmin):
 
 
 class RaiseForm(forms.Form):
-    subject = forms.ChoiceField(label="objet / subject", choices=[(s, s) for s in SUBJECTS])
-    subject_id = forms.IntegerField(label="numéro / record id", min_value=1)
-    claim = forms.CharField(label="réclamation / claim", widget=forms.Textarea(attrs={"rows": 3}))
-    on_behalf_of = forms.CharField(label="pour / on behalf of", required=False, max_length=120)
+    subject = forms.ChoiceField(
+        label=gettext_lazy("objet"), choices=[(s, SUBJECT_WORDS[s]) for s in SUBJECTS]
+    )
+    subject_id = forms.IntegerField(label=gettext_lazy("n° de l'enregistrement"), min_value=1)
+    claim = forms.CharField(
+        label=gettext_lazy("réclamation"), widget=forms.Textarea(attrs={"rows": 3})
+    )
+    on_behalf_of = forms.CharField(label=gettext_lazy("pour"), required=False, max_length=120)
     statement = forms.CharField(
-        label="déclaration du joueur / patron's statement",
+        label=gettext_lazy("déclaration du joueur"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
     )
-    evidence = forms.FileField(label="pièce / evidence (photo, scan)", required=False)
+    evidence = forms.FileField(label=gettext_lazy("pièce (photo, scan)"), required=False)
 
 
 class NoteForm(forms.Form):
-    note = forms.CharField(label="note / motif", widget=forms.Textarea(attrs={"rows": 3}))
-
-
-class DecideForm(forms.Form):
-    articles = forms.MultipleChoiceField(
-        label="articles appliqués / articles applied", widget=forms.CheckboxSelectMultiple
-    )
-    reasoning = forms.CharField(
-        label="motifs / reasoning", widget=forms.Textarea(attrs={"rows": 4})
-    )
-    findings = forms.JSONField(
-        label="faits constatés / findings",
-        required=False,
-        help_text='stakes as found, each by its reference: [{"stake": 12, "chance": "noir"}]',
-    )
-    corrections = forms.JSONField(
-        label="corrections (si autres que la règle / if not the rule's)",
-        required=False,
-        help_text='[["T1:bank", "T1:seat:3", 2000]]',
-    )
-    override_reason = forms.CharField(
-        label="motif de l'écart / override reason", required=False, widget=forms.Textarea
-    )
-
-    def __init__(self, *args: Any, dispute: Dispute, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["articles"].choices = [
-            (a["number"], f"{a['number']}. {a['fr']} / {a['en']}")
-            for a in dispute.reglement.articles
-        ]
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        data["findings"] = data.get("findings") or []
-        if data.get("corrections") in (None, ""):
-            data["corrections"] = None
-        return data
+    note = forms.CharField(label=gettext_lazy("motif"), widget=forms.Textarea(attrs={"rows": 3}))
 
 
 @admin.register(Evidence)

@@ -13,6 +13,7 @@ from typing import Any
 import pgtrigger
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from audit.append_only import append_only
 from casino.floor.models import Coup, Movement, PostedReglement, Shift, Stake
@@ -20,17 +21,17 @@ from shoes.models import CardLaid, Pack
 
 
 class DisputeState(models.TextChoices):
-    OPEN = "open", "ouverte / open"
-    UNDER_REVIEW = "under_review", "en examen / under review"
-    AWAITING_APPROVAL = "awaiting_approval", "décision à approuver / decision awaiting approval"
-    DECIDED = "decided", "décidée (chef de partie) / decided"
-    APPEALED = "appealed", "en appel / appealed"
+    OPEN = "open", _("ouverte")
+    UNDER_REVIEW = "under_review", _("en examen")
+    AWAITING_APPROVAL = "awaiting_approval", _("décision à approuver")
+    DECIDED = "decided", _("décidée (chef de partie)")
+    APPEALED = "appealed", _("en appel")
     AWAITING_APPROVAL_APPEAL = (
         "awaiting_approval_appeal",
-        "décision d'appel à approuver / appeal's decision awaiting approval",
+        _("décision d'appel à approuver"),
     )
-    DECIDED_BY_COMMISSIONER = "decided_by_commissioner", "décidée par le commissaire / final"
-    WITHDRAWN = "withdrawn", "retirée / withdrawn"
+    DECIDED_BY_COMMISSIONER = "decided_by_commissioner", _("décidée par le commissaire")
+    WITHDRAWN = "withdrawn", _("retirée")
 
 
 # Every allowed move, each a recorded step. A decision whose corrections need a second approver
@@ -51,6 +52,13 @@ TRANSITIONS = [
 ]
 
 SUBJECTS = ("coup", "stake", "movement", "pack", "card")
+SUBJECT_WORDS = {
+    "coup": _("coup"),
+    "stake": _("mise"),
+    "movement": _("mouvement"),
+    "pack": _("jeu de cartes"),
+    "card": _("carte"),
+}
 
 
 def _exactly_one_subject() -> models.Q:
@@ -64,33 +72,57 @@ def _exactly_one_subject() -> models.Q:
 class Dispute(models.Model):
     """A contestation: who raised it (for whom), about which record, the claim."""
 
-    raised_at = models.DateTimeField(db_index=True)
+    raised_at = models.DateTimeField(db_index=True, verbose_name=_("soulevée le"))
     raised_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("soulevée par"),
     )
     on_behalf_of = models.CharField(
-        max_length=120, blank=True, help_text="the patron or seat; blank when staff raise it"
+        max_length=120,
+        blank=True,
+        help_text=_("le joueur ou la place ; vide quand le personnel la soulève"),
+        verbose_name=_("pour"),
     )
-    coup = models.ForeignKey(Coup, null=True, blank=True, on_delete=models.PROTECT)
-    stake = models.ForeignKey(Stake, null=True, blank=True, on_delete=models.PROTECT)
-    movement = models.ForeignKey(Movement, null=True, blank=True, on_delete=models.PROTECT)
-    pack = models.ForeignKey(Pack, null=True, blank=True, on_delete=models.PROTECT)
-    card = models.ForeignKey(CardLaid, null=True, blank=True, on_delete=models.PROTECT)
+    coup = models.ForeignKey(
+        Coup, null=True, blank=True, on_delete=models.PROTECT, verbose_name=_("coup")
+    )
+    stake = models.ForeignKey(
+        Stake, null=True, blank=True, on_delete=models.PROTECT, verbose_name=_("mise")
+    )
+    movement = models.ForeignKey(
+        Movement, null=True, blank=True, on_delete=models.PROTECT, verbose_name=_("mouvement")
+    )
+    pack = models.ForeignKey(
+        Pack, null=True, blank=True, on_delete=models.PROTECT, verbose_name=_("jeu de cartes")
+    )
+    card = models.ForeignKey(
+        CardLaid, null=True, blank=True, on_delete=models.PROTECT, verbose_name=_("carte")
+    )
     reglement = models.ForeignKey(
         PostedReglement,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text="the version in force when the contested play happened",
+        help_text=_("la version en vigueur quand le coup contesté a été joué"),
+        verbose_name=_("règlement"),
     )
-    claim = models.TextField()
-    statement = models.TextField(blank=True, help_text="the patron's statement")
+    claim = models.TextField(verbose_name=_("réclamation"))
+    statement = models.TextField(
+        blank=True, help_text=_("ce que le joueur déclare"), verbose_name=_("déclaration du joueur")
+    )
     state = models.CharField(
-        max_length=30, choices=DisputeState.choices, default=DisputeState.OPEN, db_index=True
+        max_length=30,
+        choices=DisputeState.choices,
+        default=DisputeState.OPEN,
+        db_index=True,
+        verbose_name=_("état"),
     )
 
     class Meta:
+        verbose_name_plural = _("contestations")
         ordering = ["raised_at", "id"]
-        verbose_name = "contestation / dispute"
+        verbose_name = _("contestation")
         constraints = [
             models.CheckConstraint(condition=_exactly_one_subject(), name="dispute_one_subject"),
             models.CheckConstraint(condition=~models.Q(claim=""), name="dispute_claim_required"),
@@ -128,7 +160,10 @@ class Dispute(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"contestation {self.pk} ({self.subject_label()})"
+        return _("contestation %(number)s (%(subject)s)") % {
+            "number": self.pk,
+            "subject": self.subject_label(),
+        }
 
     @property
     def reference(self) -> str:
@@ -143,7 +178,7 @@ class Dispute(models.Model):
         return record
 
     def subject_label(self) -> str:
-        return f"{self.subject_name()} {self.subject()}"
+        return f"{SUBJECT_WORDS[self.subject_name()]} {self.subject()}"
 
     def seance(self) -> Shift | None:
         """The séance whose play is contested (for a pack, the last one that played it)."""
@@ -164,39 +199,51 @@ class Dispute(models.Model):
 class DisputeStep(models.Model):
     """One move of the dispute's state, with who made it and why."""
 
-    dispute = models.ForeignKey(Dispute, on_delete=models.PROTECT, related_name="steps")
-    at = models.DateTimeField()
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    from_state = models.CharField(max_length=30, choices=DisputeState.choices)
-    to_state = models.CharField(max_length=30, choices=DisputeState.choices)
-    note = models.TextField()
+    dispute = models.ForeignKey(
+        Dispute, on_delete=models.PROTECT, related_name="steps", verbose_name=_("contestation")
+    )
+    at = models.DateTimeField(verbose_name=_("date"))
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("par")
+    )
+    from_state = models.CharField(max_length=30, choices=DisputeState.choices, verbose_name=_("de"))
+    to_state = models.CharField(max_length=30, choices=DisputeState.choices, verbose_name=_("à"))
+    note = models.TextField(verbose_name=_("note"))
 
     class Meta:
+        verbose_name = _("étape")
+        verbose_name_plural = _("étapes")
         ordering = ["at", "id"]
         triggers = append_only()
         constraints = [models.CheckConstraint(condition=~models.Q(note=""), name="step_note")]
 
     def __str__(self) -> str:
-        return f"{self.from_state} → {self.to_state}"
+        return f"{self.get_from_state_display()} → {self.get_to_state_display()}"
 
 
 class Evidence(models.Model):
     """A photo or a scan attached to a dispute: stored, its SHA-256 in the audit chain."""
 
-    dispute = models.ForeignKey(Dispute, on_delete=models.PROTECT, related_name="evidence")
-    file = models.FileField(upload_to="disputes/%Y/%m/")
-    name = models.CharField(max_length=200)
-    content_type = models.CharField(max_length=100)
-    size = models.BigIntegerField()
-    sha256 = models.CharField(max_length=64)
-    added_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    dispute = models.ForeignKey(
+        Dispute, on_delete=models.PROTECT, related_name="evidence", verbose_name=_("contestation")
     )
-    added_at = models.DateTimeField()
+    file = models.FileField(upload_to="disputes/%Y/%m/", verbose_name=_("fichier"))
+    name = models.CharField(max_length=200, verbose_name=_("nom"))
+    content_type = models.CharField(max_length=100, verbose_name=_("type"))
+    size = models.BigIntegerField(verbose_name=_("taille (octets)"))
+    sha256 = models.CharField(max_length=64, verbose_name=_("SHA-256"))
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("ajoutée par"),
+    )
+    added_at = models.DateTimeField(verbose_name=_("ajoutée le"))
 
     class Meta:
+        verbose_name = _("pièce")
         ordering = ["added_at", "id"]
-        verbose_name_plural = "evidence"
+        verbose_name_plural = _("pièces")
         triggers = append_only()
 
     def __str__(self) -> str:
@@ -208,38 +255,63 @@ class Decision(models.Model):
     engine's computation, and the corrective movements it ordered (referencing it)."""
 
     class Instance(models.TextChoices):
-        FIRST = "first", "première instance (chef de partie)"
-        APPEAL = "appeal", "appel (commissaire de police)"
+        FIRST = "first", _("première instance (chef de partie)")
+        APPEAL = "appeal", _("appel (commissaire de police)")
 
-    dispute = models.ForeignKey(Dispute, on_delete=models.PROTECT, related_name="decisions")
-    instance = models.CharField(max_length=10, choices=Instance.choices)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    dispute = models.ForeignKey(
+        Dispute, on_delete=models.PROTECT, related_name="decisions", verbose_name=_("contestation")
     )
-    decided_at = models.DateTimeField()
-    articles = models.JSONField(help_text="numbers of the articles applied")
-    reasoning = models.TextField()
+    instance = models.CharField(max_length=10, choices=Instance.choices, verbose_name=_("instance"))
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("décidée par"),
+    )
+    decided_at = models.DateTimeField(verbose_name=_("décidée le"))
+    articles = models.JSONField(
+        help_text=_("les numéros des articles appliqués"), verbose_name=_("articles")
+    )
+    reasoning = models.TextField(verbose_name=_("motifs"))
     findings = models.JSONField(
         default=list,
         blank=True,
-        help_text='facts found: [{"stake": id, "chance": …}], each stake by its reference',
+        help_text=_("les mises telles que constatées, chacune par sa référence"),
+        verbose_name=_("faits constatés"),
     )
-    computed = models.JSONField(help_text="the engine's settlement beside the recorded one")
+    computed = models.JSONField(
+        help_text=_("le règlement selon le moteur, à côté de celui enregistré"),
+        verbose_name=_("calcul"),
+    )
     corrections = models.JSONField(
-        help_text="the corrections this ruling orders in all, as [from, to, amount]"
+        help_text=_(
+            "les corrections que cette décision ordonne en tout : compte de départ, compte d'arrivée, montant"
+        ),
+        verbose_name=_("corrections"),
     )
     override_reason = models.TextField(
-        blank=True, help_text="why the corrections differ from the engine's computation"
+        blank=True,
+        help_text=_("pourquoi les corrections s'écartent du calcul du moteur"),
+        verbose_name=_("motif de l'écart"),
     )
     attempt = models.PositiveSmallIntegerField(
-        default=1, help_text="a decision refused approval is followed by another, the next attempt"
+        default=1,
+        help_text=_(
+            "une décision dont l'approbation est refusée est suivie d'une autre, à l'essai suivant"
+        ),
+        verbose_name=_("essai"),
     )
     approval_grounds = models.TextField(
         blank=True,
-        help_text="why its corrections wait for a second approver (blank: posted when decided)",
+        help_text=_(
+            "pourquoi ses corrections attendent un second approbateur (vide : passées dès la décision)"
+        ),
+        verbose_name=_("raisons de la seconde approbation"),
     )
 
     class Meta:
+        verbose_name = _("décision")
+        verbose_name_plural = _("décisions")
         ordering = ["decided_at", "id"]
         triggers = append_only()
         constraints = [
@@ -273,21 +345,27 @@ class DecisionApproval(models.Model):
     the commissioner, neither the decider, nor the raiser, nor anyone who recorded the contested
     acts. Until approved nothing moves; a refusal sends the dispute back to be decided again."""
 
-    decision = models.OneToOneField(Decision, on_delete=models.PROTECT, related_name="approval")
-    approved = models.BooleanField()
-    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    at = models.DateTimeField()
-    note = models.TextField()
+    decision = models.OneToOneField(
+        Decision, on_delete=models.PROTECT, related_name="approval", verbose_name=_("décision")
+    )
+    approved = models.BooleanField(verbose_name=_("approuvée"))
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("par")
+    )
+    at = models.DateTimeField(verbose_name=_("date"))
+    note = models.TextField(verbose_name=_("note"))
 
     class Meta:
+        verbose_name_plural = _("approbations")
         ordering = ["at", "id"]
-        verbose_name = "approbation / approval"
+        verbose_name = _("approbation")
         triggers = append_only()
         constraints = [models.CheckConstraint(condition=~models.Q(note=""), name="approval_note")]
 
     def __str__(self) -> str:
-        verdict = "approuvée / approved" if self.approved else "refusée / refused"
-        return f"{verdict} par / by {self.by}"
+        if self.approved:
+            return _("approuvée par %(person)s") % {"person": self.by}
+        return _("refusée par %(person)s") % {"person": self.by}
 
 
 def about_seances(shift_ids: list[int]) -> models.QuerySet[Dispute]:

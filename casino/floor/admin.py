@@ -7,9 +7,13 @@ from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.formats import number_format
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
 
-from casino.admin_base import RecordAdmin, RecordInline, pretty_json
+from casino import shown
+from casino.admin_base import RecordAdmin, RecordInline
 from casino.floor.models import (
     Account,
     Duty,
@@ -26,6 +30,24 @@ from casino.floor.selectors import shift_figures
 from casino.floor.services import balance, rundown, table_configure, table_create
 from casino.people.roles import Role
 from casino.people.services import roles_of
+from casino.readable import chips_text, readable
+
+MINIMUM, MAXIMUM = gettext_lazy("mise minimum"), gettext_lazy("mise maximum")
+
+
+def movement_lines(movements: Any) -> str:
+    """Ledger movements as lines: their nature, amount, and from which account to which."""
+    return (
+        format_html_join(
+            "",
+            "<div>{} · {} · {} → {}</div>",
+            (
+                (m.get_kind_display(), shown.money(m.amount), m.credit.code, m.debit.code)
+                for m in movements
+            ),
+        )
+        or "–"
+    )
 
 
 @admin.register(PostedReglement)
@@ -39,36 +61,46 @@ class PostedReglementAdmin(RecordAdmin):
         "approved_by",
         "approved_at",
         "supersedes",
+        "threshold",
         "articles_text",
-        "parameters_pretty",
+        "parameters_read",
     ]
     fields = readonly_fields
 
-    @admin.display(description="articles (fr / en)")
+    @admin.display(description=gettext_lazy("articles"))
     def articles_text(self, posted: PostedReglement) -> str:
-        from django.utils.html import format_html_join
-
+        """The articles as posted, in the reader's language (each is posted in both)."""
+        language = "en" if (get_language() or "").startswith("en") else "fr"
         return format_html_join(
             "",
-            "<p><strong>Art. {}.</strong> {}<br><em>{}</em></p>",
-            ((a["number"], a["fr"], a["en"]) for a in posted.articles),
+            "<p><strong>{}</strong> {}</p>",
+            (
+                (_("Art. %(number)s.") % {"number": a["number"]}, a.get(language) or a["fr"])
+                for a in posted.articles
+            ),
         )
 
-    @admin.display(description="paramètres / parameters")
-    def parameters_pretty(self, posted: PostedReglement) -> str:
-        import json
+    @admin.display(description=gettext_lazy("seuil de la seconde approbation"))
+    def threshold(self, posted: PostedReglement) -> str:
+        return shown.money(posted.correction_approval_threshold)
 
-        return pretty_json(json.loads(posted.parameters))
+    @admin.display(description=gettext_lazy("paramètres"))
+    def parameters_read(self, posted: PostedReglement) -> str:
+        return readable(posted.parameters)
 
 
 class TableForm(forms.Form):
-    number = forms.IntegerField(label="numéro / number", min_value=1, max_value=32767)
-    game = forms.ChoiceField(label="jeu / game", choices=Game.choices)
+    number = forms.IntegerField(label=gettext_lazy("numéro"), min_value=1, max_value=32767)
+    game = forms.ChoiceField(label=gettext_lazy("jeu"), choices=Game.choices)
     reglement = forms.ModelChoiceField(
-        label="règlement affiché / posted règlement", queryset=PostedReglement.objects.all()
+        label=gettext_lazy("règlement affiché"), queryset=PostedReglement.objects.all()
     )
-    min_stake = forms.IntegerField(label="mise minimum / minimum stake", min_value=1)
-    max_stake = forms.IntegerField(label="mise maximum / maximum stake", min_value=1)
+    min_stake = forms.IntegerField(
+        label=MINIMUM, min_value=1, help_text=gettext_lazy("en centimes")
+    )
+    max_stake = forms.IntegerField(
+        label=MAXIMUM, min_value=1, help_text=gettext_lazy("en centimes")
+    )
 
 
 class TableSettingsForm(TableForm):
@@ -79,24 +111,43 @@ class TableSettingsForm(TableForm):
 
 class TableChangeInline(RecordInline):
     model = TableChange
-    fields = ["at", "by", "reglement", "min_stake", "max_stake"]
-    verbose_name_plural = "changements / changes (effective at the next séance)"
+    fields = ["at", "by", "reglement", "minimum", "maximum"]
+
+    @admin.display(description=MINIMUM)
+    def minimum(self, change: TableChange) -> str:
+        return shown.money(change.min_stake)
+
+    @admin.display(description=MAXIMUM)
+    def maximum(self, change: TableChange) -> str:
+        return shown.money(change.max_stake)
+
+
+class LimitsShown:
+    """A table's or a séance's stake limits as money (they are kept in minor units)."""
+
+    @admin.display(description=MINIMUM, ordering="min_stake")
+    def minimum(self, record: Any) -> str:
+        return shown.money(record.min_stake)
+
+    @admin.display(description=MAXIMUM, ordering="max_stake")
+    def maximum(self, record: Any) -> str:
+        return shown.money(record.max_stake)
 
 
 @admin.register(Table)
-class TableAdmin(RecordAdmin):
+class TableAdmin(LimitsShown, RecordAdmin):
     """Tables are created and changed by the director through ``table_create`` and
     ``table_configure``: each a recorded, audited act; the page itself edits nothing."""
 
-    list_display = ["number", "game", "reglement", "min_stake", "max_stake"]
+    list_display = ["number", "game", "reglement", "minimum", "maximum"]
     inlines = [TableChangeInline]
-    readonly_fields = ["number", "game", "reglement", "min_stake", "max_stake", "acts"]
+    readonly_fields = ["number", "game", "reglement", "minimum", "maximum", "acts"]
     fields = readonly_fields
 
-    @admin.display(description="actes / acts")
+    @admin.display(description=gettext_lazy("actes"))
     def acts(self, table: Table) -> str:
         url = reverse("admin:floor_table_configure", args=[table.pk])
-        return format_html('<a class="button" href="{}">{}</a>', url, "Changer / Change")
+        return format_html('<a class="button" href="{}">{}</a>', url, _("Changer"))
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return Role.DIRECTEUR in roles_of(request.user)  # the button leads to the service's form
@@ -127,7 +178,7 @@ class TableAdmin(RecordAdmin):
                 min_stake=data["min_stake"],
                 max_stake=data["max_stake"],
             )
-            return f"{table} créée / created", messages.SUCCESS
+            return _("%(table)s créée") % {"table": table}, messages.SUCCESS
 
         return self.act_view(
             request,
@@ -135,7 +186,7 @@ class TableAdmin(RecordAdmin):
             act=act,
             done_url=reverse("admin:floor_table_changelist"),
             template="admin/act.html",
-            title="Nouvelle table / New table",
+            title=_("Nouvelle table"),
         )
 
     def configure_view(self, request: HttpRequest, pk: int) -> HttpResponse:
@@ -157,7 +208,7 @@ class TableAdmin(RecordAdmin):
                 min_stake=data["min_stake"],
                 max_stake=data["max_stake"],
             )
-            return "Enregistré, dès la prochaine séance / from the next séance", messages.SUCCESS
+            return _("Enregistré, en vigueur dès la prochaine séance"), messages.SUCCESS
 
         return self.act_view(
             request,
@@ -165,35 +216,45 @@ class TableAdmin(RecordAdmin):
             act=act,
             done_url=reverse("admin:floor_table_change", args=[pk]),
             template="admin/act.html",
-            title=f"Changer / Change: {table}",
+            title=_("Changer %(table)s") % {"table": table},
         )
 
 
 class CountInline(RecordInline):
     model = FloatCount
     fk_name = "shift"
-    fields = ["moment", "chips", "total", "counted_by", "countersigned", "at"]
-    verbose_name_plural = "comptes de fermeture / closing counts"
+    fields = ["moment", "chips_counted", "amount", "counted_by", "countersigned", "at"]
+    verbose_name_plural = gettext_lazy("comptages de fermeture")
 
-    @admin.display(description="contresigné / countersigned")
+    @admin.display(description=gettext_lazy("jetons"))
+    def chips_counted(self, count: FloatCount) -> str:
+        return chips_text(count.chips)
+
+    @admin.display(description=gettext_lazy("total"))
+    def amount(self, count: FloatCount) -> str:
+        return shown.money(count.total)
+
+    @admin.display(description=gettext_lazy("contresigné"))
     def countersigned(self, count: FloatCount) -> str:
         signature = getattr(count, "countersignature", None)
-        return f"{signature.by} ({signature.at:%H:%M})" if signature else "en attente / pending"
+        if signature is None:
+            return _("en attente")
+        return f"{signature.by} ({shown.moment(signature.at)})"
 
 
 class DutyInline(RecordInline):
     model = Duty
     fields = ["person", "post", "started_at", "assigned_by", "ended"]
-    verbose_name_plural = "personnel de service / staff on duty"
+    verbose_name_plural = gettext_lazy("personnel de service")
 
-    @admin.display(description="fin / end")
+    @admin.display(description=gettext_lazy("fin"))
     def ended(self, duty: Duty) -> str:
         end = getattr(duty, "end", None)
-        return "–" if end is None else f"{end.at:%Y-%m-%d %H:%M} ({end.reason})"
+        return "–" if end is None else f"{shown.moment(end.at)} ({end.reason})"
 
 
 @admin.register(Shift)
-class ShiftAdmin(RecordAdmin):
+class ShiftAdmin(LimitsShown, RecordAdmin):
     list_display = ["table", "opened_at", "opened_by", "closed_at", "figures"]
     list_filter = ["table"]
     date_hierarchy = "opened_at"
@@ -201,8 +262,8 @@ class ShiftAdmin(RecordAdmin):
     readonly_fields = [
         "table",
         "reglement",
-        "min_stake",
-        "max_stake",
+        "minimum",
+        "maximum",
         "opened_at",
         "opened_by",
         "opening_count",
@@ -217,36 +278,68 @@ class ShiftAdmin(RecordAdmin):
         game = game_part(obj.table.game, "admin") if obj is not None else None
         return [*self.inlines, *getattr(game, "SHIFT_INLINES", [])]
 
-    @admin.display(description="coups, drop, win, hold")
+    @admin.display(description=gettext_lazy("coups, mises, gain de la banque, taux"))
     def figures(self, shift: Shift) -> str:
         f = shift_figures(shift)
-        hold = "–" if f.hold is None else f"{f.hold:.2f} %"
-        return f"{f.coups} coups · drop {f.drop} · win {f.win} · hold {hold}"
+        hold = "–" if f.hold is None else f"{number_format(f.hold, 2, use_l10n=True)} %"
+        return _("%(coups)s coups · mises %(drop)s · gain de la banque %(win)s · taux %(hold)s") % {
+            "coups": f.coups,
+            "drop": shown.money(f.drop),
+            "win": shown.money(f.win),
+            "hold": hold,
+        }
 
-    @admin.display(description="rundown (ouverture + apports − retours + résultat = fermeture)")
+    @admin.display(
+        description=gettext_lazy("rapprochement (ouverture + apports − retours + résultat)")
+    )
     def cash_rundown(self, shift: Shift) -> str:
         r = rundown(shift)
-        closing = "–" if r.closing is None else r.closing
-        variance = "–" if r.variance is None else r.variance
-        return (
-            f"{r.opening} + {r.fills} − {r.credits} + {r.result} = {r.expected}; "
-            f"compté / counted {closing}; écart / variance {variance}"
-        )
+        return _(
+            "%(opening)s + %(fills)s − %(credits)s + %(result)s = %(expected)s attendus ; "
+            "compté %(closing)s ; écart %(variance)s"
+        ) % {
+            "opening": shown.money(r.opening),
+            "fills": shown.money(r.fills),
+            "credits": shown.money(r.credits),
+            "result": shown.money(r.result),
+            "expected": shown.money(r.expected),
+            "closing": shown.money(r.closing),
+            "variance": shown.money(r.variance),
+        }
 
 
 @admin.register(Account)
 class AccountAdmin(RecordAdmin):
     list_display = ["code", "kind", "table", "current_balance"]
     list_filter = ["kind", "table"]
+    readonly_fields = ["code", "kind", "table", "name", "current_balance"]
+    fields = readonly_fields
 
-    @admin.display(description="solde / balance")
-    def current_balance(self, account: Account) -> int:
-        return balance(account)
+    @admin.display(description=gettext_lazy("solde"))
+    def current_balance(self, account: Account) -> str:
+        return shown.money(balance(account))
 
 
 @admin.register(Movement)
 class MovementAdmin(RecordAdmin):
-    list_display = ["at", "kind", "amount", "credit", "debit", "shift", "reference", "actor"]
+    list_display = ["at", "kind", "sum", "credit", "debit", "shift", "reference", "actor"]
+    readonly_fields = [
+        "at",
+        "kind",
+        "sum",
+        "credit",
+        "debit",
+        "shift",
+        "reference",
+        "idempotency_key",
+        "actor",
+    ]
+    fields = readonly_fields
+
+    @admin.display(description=gettext_lazy("montant"), ordering="amount")
+    def sum(self, movement: Movement) -> str:
+        return shown.money(movement.amount)
+
     list_filter = ["kind", "shift__table"]
     search_fields = ["reference", "idempotency_key"]
     date_hierarchy = "at"

@@ -1,10 +1,11 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class FloorConfig(AppConfig):
     name = "casino.floor"
     label = "floor"
-    verbose_name = "Salle de jeux / Gaming floor"
+    verbose_name = _("Salle de jeux")
 
     def ready(self) -> None:
         from django.db.backends.signals import connection_created

@@ -17,6 +17,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from audit.append_only import append_only
+from casino import shown
 from casino.games.reglement import Reglement
 
 
@@ -43,27 +44,44 @@ class PostedReglement(models.Model):
     English alongside) and the engine's parameters, approved for posting by a commissioner.
     Never edited: a change is a new version that supersedes the previous one."""
 
-    name = models.CharField(max_length=60)
-    version = models.PositiveIntegerField()
-    parameters = models.TextField(help_text="the engine's canonical JSON form (Reglement.to_json)")
-    articles = models.JSONField(help_text="[{number, fr, en}, ...]")
-    effective_from = models.DateField()
-    approved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    name = models.CharField(max_length=60, verbose_name=_("nom"))
+    version = models.PositiveIntegerField(verbose_name=_("version"))
+    parameters = models.TextField(
+        help_text=_("les paramètres du moteur, dans leur forme canonique"),
+        verbose_name=_("paramètres"),
     )
-    approved_at = models.DateTimeField()
+    articles = models.JSONField(
+        help_text=_("les articles numérotés, en français et en anglais"), verbose_name=_("articles")
+    )
+    effective_from = models.DateField(verbose_name=_("en vigueur à partir du"))
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("approuvé par"),
+    )
+    approved_at = models.DateTimeField(verbose_name=_("approuvé le"))
     supersedes = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="superseded_by",
+        verbose_name=_("remplace"),
     )
     correction_approval_threshold = models.PositiveBigIntegerField(
         default=CORRECTION_APPROVAL_THRESHOLD,
-        help_text="minor units: a dispute's corrections moving more need a second approver",
+        help_text=_(
+            "en centimes : les corrections d'une contestation qui déplacent davantage attendent "
+            "un second approbateur"
+        ),
+        verbose_name=_("seuil de la seconde approbation"),
     )
 
     class Meta:
         ordering = ["name", "-version"]
-        verbose_name = "règlement affiché / posted règlement"
-        verbose_name_plural = "règlements affichés / posted règlements"
+        verbose_name = _("règlement affiché")
+        verbose_name_plural = _("règlements affichés")
         constraints = [
             models.UniqueConstraint(
                 fields=["name", "version"], name="one_version_number_per_reglement"
@@ -76,7 +94,11 @@ class PostedReglement(models.Model):
         triggers = append_only()
 
     def __str__(self) -> str:
-        return f"{self.name} v{self.version} (du {self.effective_from})"
+        return _("%(name)s v%(version)s (du %(day)s)") % {
+            "name": self.name,
+            "version": self.version,
+            "day": shown.day(self.effective_from),
+        }
 
     def engine(self) -> Reglement:
         return _engine(self.parameters)
@@ -89,15 +111,25 @@ class PostedReglement(models.Model):
 class Table(models.Model):
     """A table: its game, number, limits and the règlement posted there."""
 
-    number = models.PositiveSmallIntegerField(unique=True)
-    game = models.CharField(max_length=30, choices=Game.choices)
-    reglement = models.ForeignKey(PostedReglement, on_delete=models.PROTECT, related_name="tables")
-    min_stake = models.PositiveIntegerField(help_text="minor units")
-    max_stake = models.PositiveIntegerField(help_text="minor units")
+    number = models.PositiveSmallIntegerField(unique=True, verbose_name=_("numéro"))
+    game = models.CharField(max_length=30, choices=Game.choices, verbose_name=_("jeu"))
+    reglement = models.ForeignKey(
+        PostedReglement,
+        on_delete=models.PROTECT,
+        related_name="tables",
+        verbose_name=_("règlement affiché"),
+    )
+    min_stake = models.PositiveIntegerField(
+        help_text=_("en centimes"), verbose_name=_("mise minimum")
+    )
+    max_stake = models.PositiveIntegerField(
+        help_text=_("en centimes"), verbose_name=_("mise maximum")
+    )
 
     class Meta:
+        verbose_name_plural = _("tables")
         ordering = ["number"]
-        verbose_name = "table"
+        verbose_name = _("table")
         constraints = [
             models.CheckConstraint(condition=models.Q(min_stake__gte=1), name="min_stake_positive"),
             models.CheckConstraint(
@@ -142,24 +174,42 @@ class Shift(models.Model):
     version and the limits in force when it opened: a change of the table's settings applies from
     the next séance on, never to play already under way."""
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="shifts")
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, related_name="shifts", verbose_name=_("table")
+    )
     reglement = models.ForeignKey(
-        PostedReglement, null=True, on_delete=models.PROTECT, related_name="+"
+        PostedReglement,
+        null=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("règlement"),
     )
-    min_stake = models.PositiveIntegerField(null=True, help_text="minor units")
-    max_stake = models.PositiveIntegerField(null=True, help_text="minor units")
+    min_stake = models.PositiveIntegerField(
+        null=True, help_text=_("en centimes"), verbose_name=_("mise minimum")
+    )
+    max_stake = models.PositiveIntegerField(
+        null=True, help_text=_("en centimes"), verbose_name=_("mise maximum")
+    )
     opening_count = models.OneToOneField(
-        "FloatCount", null=True, on_delete=models.PROTECT, related_name="opened"
+        "FloatCount",
+        null=True,
+        on_delete=models.PROTECT,
+        related_name="opened",
+        verbose_name=_("comptage d'ouverture"),
     )
-    opened_at = models.DateTimeField()
+    opened_at = models.DateTimeField(verbose_name=_("ouverte le"))
     opened_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("ouverte par"),
     )
-    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("fermée le"))
 
     class Meta:
+        verbose_name_plural = _("séances")
         ordering = ["-opened_at"]
-        verbose_name = "séance / shift"
+        verbose_name = _("séance")
         constraints = [
             models.UniqueConstraint(
                 fields=["table"],
@@ -179,7 +229,7 @@ class Shift(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.table} · {self.opened_at:%Y-%m-%d %H:%M}"
+        return f"{self.table} · {shown.moment(self.opened_at)}"
 
     def float_counts(self) -> list[FloatCount]:
         """The carnet d'avances of the séance: its opening count, then its closing count(s)."""
@@ -201,21 +251,32 @@ class Duty(models.Model):
     chef de partie. A relief is a new duty; the duty it ends gets a ``DutyEnd``."""
 
     class Post(models.TextChoices):
-        CHEF_DE_PARTIE = "chef_de_partie", "chef de partie"
-        TAILLEUR = "tailleur", "tailleur"
-        CROUPIER = "croupier", "croupier"
+        CHEF_DE_PARTIE = "chef_de_partie", _("chef de partie")
+        TAILLEUR = "tailleur", _("tailleur")
+        CROUPIER = "croupier", _("croupier")
 
-    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="duties")
-    person = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    post = models.CharField(max_length=20, choices=Post.choices)
-    started_at = models.DateTimeField()
+    shift = models.ForeignKey(
+        Shift, on_delete=models.PROTECT, related_name="duties", verbose_name=_("séance")
+    )
+    person = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("personne"),
+    )
+    post = models.CharField(max_length=20, choices=Post.choices, verbose_name=_("poste"))
+    started_at = models.DateTimeField(verbose_name=_("depuis"))
     assigned_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("mis de service par"),
     )
 
     class Meta:
+        verbose_name = _("service")
         ordering = ["started_at", "id"]
-        verbose_name_plural = "duties"
+        verbose_name_plural = _("services")
         # "Open" is a fact of two append-only tables (a duty without its DutyEnd), which no index
         # can express; this trigger holds the at-most-one rules of duties instead
         # (docs/uniqueness.md). It locks the séance and the person before looking, so of two
@@ -269,18 +330,24 @@ class Duty(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.person} as {self.post}"
+        return f"{self.person}, {self.get_post_display()}"
 
 
 class DutyEnd(models.Model):
     """The end of a duty: relieved, or the séance closed."""
 
-    duty = models.OneToOneField(Duty, on_delete=models.PROTECT, related_name="end")
-    at = models.DateTimeField()
-    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    reason = models.CharField(max_length=40)
+    duty = models.OneToOneField(
+        Duty, on_delete=models.PROTECT, related_name="end", verbose_name=_("service")
+    )
+    at = models.DateTimeField(verbose_name=_("date"))
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("par")
+    )
+    reason = models.CharField(max_length=40, verbose_name=_("motif"))
 
     class Meta:
+        verbose_name = _("fin de service")
+        verbose_name_plural = _("fins de service")
         triggers = append_only()
 
     def __str__(self) -> str:
@@ -294,23 +361,36 @@ class FloatCount(models.Model):
     (``Shift.opening_count``); a closing count names its séance."""
 
     class Moment(models.TextChoices):
-        OPENING = "opening", "Ouverture / opening"
-        CLOSING = "closing", "Fermeture / closing"
+        OPENING = "opening", _("ouverture")
+        CLOSING = "closing", _("fermeture")
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, related_name="+", verbose_name=_("table")
+    )
     shift = models.ForeignKey(
-        Shift, null=True, blank=True, on_delete=models.PROTECT, related_name="closing_counts"
+        Shift,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="closing_counts",
+        verbose_name=_("séance"),
     )
-    moment = models.CharField(max_length=10, choices=Moment.choices)
-    chips = models.JSONField(help_text="{denomination in minor units: number of chips}")
-    total = models.BigIntegerField()
+    moment = models.CharField(max_length=10, choices=Moment.choices, verbose_name=_("moment"))
+    chips = models.JSONField(
+        help_text=_("le nombre de jetons de chaque valeur (en centimes)"), verbose_name=_("jetons")
+    )
+    total = models.BigIntegerField(verbose_name=_("total"))
     counted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("compté par"),
     )
-    at = models.DateTimeField()
+    at = models.DateTimeField(verbose_name=_("date"))
 
     class Meta:
-        verbose_name = "compte de la caisse / float count"
+        verbose_name_plural = _("comptages de la caisse")
+        verbose_name = _("comptage de la caisse")
         constraints = [
             models.CheckConstraint(condition=models.Q(total__gte=0), name="count_not_negative"),
             models.CheckConstraint(
@@ -322,19 +402,26 @@ class FloatCount(models.Model):
         triggers = append_only()
 
     def __str__(self) -> str:
-        return f"{self.moment} {self.total}"
+        return f"{self.get_moment_display()} {shown.money(self.total)}"
 
 
 class CountSignature(models.Model):
     """The countersignature of a count, by the director or a comité member, in their own act."""
 
     count = models.OneToOneField(
-        FloatCount, on_delete=models.PROTECT, related_name="countersignature"
+        FloatCount,
+        on_delete=models.PROTECT,
+        related_name="countersignature",
+        verbose_name=_("comptage"),
     )
-    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    at = models.DateTimeField()
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("par")
+    )
+    at = models.DateTimeField(verbose_name=_("date"))
 
     class Meta:
+        verbose_name = _("contresignature")
+        verbose_name_plural = _("contresignatures")
         triggers = append_only()
 
     def __str__(self) -> str:
@@ -346,18 +433,25 @@ class CashTransfer(models.Model):
     chef de partie on duty); the money moves when the other side countersigns in their own act."""
 
     class Kind(models.TextChoices):
-        FILL = "fill", "Apport / fill"
-        CREDIT = "credit", "Retour / credit"
+        FILL = "fill", _("apport")
+        CREDIT = "credit", _("retour")
 
-    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="transfers")
-    kind = models.CharField(max_length=6, choices=Kind.choices)
-    amount = models.BigIntegerField()
-    recorded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    shift = models.ForeignKey(
+        Shift, on_delete=models.PROTECT, related_name="transfers", verbose_name=_("séance")
     )
-    at = models.DateTimeField()
+    kind = models.CharField(max_length=6, choices=Kind.choices, verbose_name=_("nature"))
+    amount = models.BigIntegerField(verbose_name=_("montant"))
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("enregistré par"),
+    )
+    at = models.DateTimeField(verbose_name=_("date"))
 
     class Meta:
+        verbose_name = _("apport ou retour")
+        verbose_name_plural = _("apports et retours")
         ordering = ["at", "id"]
         constraints = [
             models.CheckConstraint(condition=models.Q(amount__gt=0), name="transfer_positive"),
@@ -372,14 +466,23 @@ class TransferSignature(models.Model):
     """The other side's signature of a fill or credit: signed (the money moves) or declined."""
 
     transfer = models.OneToOneField(
-        CashTransfer, on_delete=models.PROTECT, related_name="countersignature"
+        CashTransfer,
+        on_delete=models.PROTECT,
+        related_name="countersignature",
+        verbose_name=_("apport ou retour"),
     )
-    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    at = models.DateTimeField()
-    signed = models.BooleanField(help_text="false: declined, nothing moved")
-    remark = models.CharField(max_length=200, blank=True)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("par")
+    )
+    at = models.DateTimeField(verbose_name=_("date"))
+    signed = models.BooleanField(
+        help_text=_("non : refusé, rien n'a bougé"), verbose_name=_("signé")
+    )
+    remark = models.CharField(max_length=200, blank=True, verbose_name=_("remarque"))
 
     class Meta:
+        verbose_name = _("signature d'un apport ou d'un retour")
+        verbose_name_plural = _("signatures des apports et retours")
         triggers = append_only()
 
     def __str__(self) -> str:
@@ -391,24 +494,30 @@ class Account(models.Model):
     outside world. Its balance is the sum of its movements, never a stored number."""
 
     class Kind(models.TextChoices):
-        PATRON = "patron", "Joueur / patron"
-        SEAT = "seat", "Place anonyme / seat marker"
-        LAYOUT = "layout", "Tapis / layout"
-        BANK = "bank", "Banque de la table / table bank"
-        PRISON = "prison", "Prison"
-        CAGE = "cage", "Caisse / cage"
-        OUTSIDE = "outside", "Extérieur / outside world"
+        PATRON = "patron", _("joueur")
+        SEAT = "seat", _("place anonyme")
+        LAYOUT = "layout", _("tapis")
+        BANK = "bank", _("banque de la table")
+        PRISON = "prison", _("prison")
+        CAGE = "cage", _("caisse")
+        OUTSIDE = "outside", _("extérieur")
 
-    code = models.CharField(max_length=60, unique=True)
-    kind = models.CharField(max_length=10, choices=Kind.choices)
+    code = models.CharField(max_length=60, unique=True, verbose_name=_("code"))
+    kind = models.CharField(max_length=10, choices=Kind.choices, verbose_name=_("sorte"))
     table = models.ForeignKey(
-        Table, null=True, blank=True, on_delete=models.PROTECT, related_name="accounts"
+        Table,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="accounts",
+        verbose_name=_("table"),
     )
-    name = models.CharField(max_length=120, blank=True)
+    name = models.CharField(max_length=120, blank=True, verbose_name=_("nom"))
 
     class Meta:
+        verbose_name_plural = _("comptes")
         ordering = ["code"]
-        verbose_name = "compte / account"
+        verbose_name = _("compte")
         triggers = [
             pgtrigger.Protect(name="not_deleted", operation=pgtrigger.Delete),
             pgtrigger.ReadOnly(name="never_changed", exclude=["name"]),
@@ -423,50 +532,67 @@ class Movement(models.Model):
     ``debit`` account. Every movement balances by construction, so the whole ledger sums to zero."""
 
     class Kind(models.TextChoices):
-        STAKE_PLACED = "stake_placed", "Mise posée / stake placed"
-        INSURANCE_PREMIUM = "insurance_premium", "Prime d'assurance / insurance premium"
-        LOSS_COLLECTED = "loss_collected", "Mise perdue ramassée / loss collected"
-        WIN_PAID = "win_paid", "Gain payé / win paid"
-        STAKE_RETURNED = "stake_returned", "Mise rendue / stake returned"
-        PUSH_RETURNED = "push_returned", "Après, mise rendue / push returned"
-        IMPRISONED = "imprisoned", "Mise en prison / imprisoned"
-        FREED = "freed", "Libérée / freed"
-        PRISON_LOST = "prison_lost", "Perdue en prison / prison lost"
-        HALF_TAKEN = "half_taken", "Moitié prise / half taken"
-        HALF_RETURNED = "half_returned", "Moitié rendue / half returned"
-        VOID_RETURNED = "void_returned", "Coup nul, mise rendue / void returned"
-        REFUNDED = "refunded", "Prison remboursée / prison refunded"
-        FILL = "fill", "Apport de la caisse / fill"
-        CREDIT = "credit", "Retour à la caisse / credit"
-        FLOAT = "float", "Avance initiale / opening float"
-        BUY_IN = "buy_in", "Change / buy-in"
-        CASH_OUT = "cash_out", "Sortie / cash-out"
+        STAKE_PLACED = "stake_placed", _("mise posée")
+        INSURANCE_PREMIUM = "insurance_premium", _("prime d'assurance")
+        LOSS_COLLECTED = "loss_collected", _("mise perdue ramassée")
+        WIN_PAID = "win_paid", _("gain payé")
+        STAKE_RETURNED = "stake_returned", _("mise rendue")
+        PUSH_RETURNED = "push_returned", _("après, mise rendue")
+        IMPRISONED = "imprisoned", _("mise en prison")
+        FREED = "freed", _("libérée")
+        PRISON_LOST = "prison_lost", _("perdue en prison")
+        HALF_TAKEN = "half_taken", _("moitié prise")
+        HALF_RETURNED = "half_returned", _("moitié rendue")
+        VOID_RETURNED = "void_returned", _("coup nul, mise rendue")
+        REFUNDED = "refunded", _("prison remboursée")
+        FILL = "fill", _("apport de la caisse")
+        CREDIT = "credit", _("retour à la caisse")
+        FLOAT = "float", _("avance initiale")
+        BUY_IN = "buy_in", _("change")
+        CASH_OUT = "cash_out", _("sortie")
         DISPUTE_CORRECTION = (
             "dispute_correction",
-            "Correction sur contestation / dispute correction",
+            _("correction sur contestation"),
         )
         # Pharao (RULES.md §2): the bank's share of a plié, and the winnings a mark puts back on
         # the card (paid after the win, they ride again).
-        PLIE_TAKEN = "plie_taken", _("Part du plié à la banque")
-        WINNINGS_RIDDEN = "winnings_ridden", _("Gain remis sur la carte par une marque")
+        PLIE_TAKEN = "plie_taken", _("part du plié à la banque")
+        WINNINGS_RIDDEN = "winnings_ridden", _("gain remis sur la carte par une marque")
 
-    at = models.DateTimeField()
-    debit = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="debits")
-    credit = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="credits")
-    amount = models.BigIntegerField()
-    kind = models.CharField(max_length=24, choices=Kind.choices)
+    at = models.DateTimeField(verbose_name=_("date"))
+    debit = models.ForeignKey(
+        Account, on_delete=models.PROTECT, related_name="debits", verbose_name=_("vers (débit)")
+    )
+    credit = models.ForeignKey(
+        Account, on_delete=models.PROTECT, related_name="credits", verbose_name=_("depuis (crédit)")
+    )
+    amount = models.BigIntegerField(verbose_name=_("montant"))
+    kind = models.CharField(max_length=24, choices=Kind.choices, verbose_name=_("nature"))
     shift = models.ForeignKey(
-        Shift, null=True, blank=True, on_delete=models.PROTECT, related_name="movements"
+        Shift,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="movements",
+        verbose_name=_("séance"),
     )
     reference = models.CharField(
-        max_length=120, blank=True, help_text="what the movement belongs to: coup, stake, fill, ..."
+        max_length=120,
+        blank=True,
+        help_text=_("ce à quoi le mouvement appartient : un coup, une mise, un apport…"),
+        verbose_name=_("référence"),
     )
-    idempotency_key = models.CharField(max_length=200, unique=True)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    idempotency_key = models.CharField(
+        max_length=200, unique=True, verbose_name=_("clé d'idempotence")
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("par")
+    )
 
     class Meta:
+        verbose_name_plural = _("mouvements")
         ordering = ["at", "id"]
-        verbose_name = "mouvement / movement"
+        verbose_name = _("mouvement")
         indexes = [
             models.Index(fields=["debit"]),
             models.Index(fields=["credit"]),
@@ -488,14 +614,22 @@ class TableChange(models.Model):
     """The director's act changing a table's règlement version or limits, effective from the
     table's next séance. The table's row may change only together with such a record."""
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="changes")
-    reglement = models.ForeignKey(PostedReglement, on_delete=models.PROTECT, related_name="+")
-    min_stake = models.PositiveIntegerField()
-    max_stake = models.PositiveIntegerField()
-    at = models.DateTimeField()
-    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, related_name="changes", verbose_name=_("table")
+    )
+    reglement = models.ForeignKey(
+        PostedReglement, on_delete=models.PROTECT, related_name="+", verbose_name=_("règlement")
+    )
+    min_stake = models.PositiveIntegerField(verbose_name=_("mise minimum"))
+    max_stake = models.PositiveIntegerField(verbose_name=_("mise maximum"))
+    at = models.DateTimeField(verbose_name=_("date"))
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("par")
+    )
 
     class Meta:
+        verbose_name = _("changement de table")
+        verbose_name_plural = _("changements de table (en vigueur à la séance suivante)")
         ordering = ["at", "id"]
         triggers = append_only()
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from importlib import import_module
-from random import Random
 from types import ModuleType
 from typing import Any
 
@@ -55,13 +54,6 @@ class GameModule:
     def rounds_played(self, shift: Any) -> int:
         """The rounds settled in the séance (a report's count)."""
         return 0
-
-    def simulate(
-        self, staff: dict[str, Any], shift: Any, rng: Random, rounds: int, stakes: int
-    ) -> int:
-        """Play ``rounds`` simulated rounds at the séance through the services (``manage.py
-        simulate``), up to ``stakes`` stakes each, by the demo ``staff``; returns how many."""
-        raise NotImplementedError(f"no simulator for {self.game or 'this game'} yet")
 
 
 def game_module(game: str) -> GameModule:

@@ -171,3 +171,43 @@ class DrawInProgress(PharaoRefusal):
     """A change of stake between the draw's first card and its settlement (the floor's late stake)."""
 
     code = "late_stake"
+
+
+class AllianceFault(GameError):
+    """A deal of Alliance that breaks RULES.md §3: a call, a contract or a card the rules refuse.
+    ``code`` is the replay's (REPLAY.md, Alliance); a whole deal with one is refused as a whole."""
+
+    code = "alliance_fault"
+
+
+class BadCall(AllianceFault):
+    """A call out of turn, too low, a ``hold`` by anyone but the Vorhand when she may, a call after
+    the auction's end, or an auction that stops before its end (RULES.md 3.2)."""
+
+    code = "bad_call"
+
+
+class BadContract(AllianceFault):
+    """A contract that breaks RULES.md 3.3: a called card the declarer holds or of the wrong rank, a
+    lever's turn that is no face-down card, a discard not in the declarer's hand, a résistance by
+    the soloist himself."""
+
+    code = "bad_contract"
+
+
+class NotInHand(AllianceFault):
+    """A card played that is not in the hand of the player whose turn it is (RULES.md 3.4)."""
+
+    code = "not_in_hand"
+
+
+class MustFollowSuit(AllianceFault):
+    """A card of another suit played by a player who holds the suit led (RULES.md 3.4)."""
+
+    code = "must_follow_suit"
+
+
+class BadTricks(AllianceFault):
+    """Tricks that are not the deal's: a wrong number of them, or a trick of the wrong length."""
+
+    code = "bad_tricks"

@@ -1,7 +1,8 @@
 """The replay contract (REPLAY.md): a recorded talon and its stakes in, every coup settled out.
 
-A document whose ``game`` is ``pharao`` is Pharao's (``casino.games.pharao_replay``, the same
-vocabulary and the same helpers); what follows is Trente-et-Quarante's.
+A document whose ``game`` is ``pharao`` is Pharao's (``casino.games.pharao_replay``), one whose
+``game`` is ``alliance`` Alliance's (``casino.games.alliance_replay``), with the same vocabulary and
+the same helpers; what follows is Trente-et-Quarante's.
 
 Input is checked field by field in the page's order and the first fault is named in a
 ``GameError`` whose ``code`` is one of the replay's vocabulary (the CLI prints it as
@@ -45,20 +46,7 @@ from casino.games.trente_et_quarante import (
 GAME = "trente-et-quarante"
 FIELDS = ("game", "reglement", "cards", "prison", "stakes")
 PHARAO = "pharao"
-# The other games of REPLAY.md: their documents are recognised (their fields are not "unknown"),
-# but their engines are not part of this version, which says so at ``game``.
-OTHER_GAMES = {
-    "alliance": (
-        "game",
-        "reglement",
-        "players",
-        "mark_value",
-        "cards",
-        "auction",
-        "contract",
-        "tricks",
-    ),
-}
+ALLIANCE = "alliance"
 STAKE_FIELDS = ("id", "coup", "chance", "amount", "insured", "on_refait")
 PRISONER_FIELDS = ("stake", "chance", "held", "level")
 
@@ -196,13 +184,6 @@ def _chance(value: Any, where: str) -> Chance:
 
 def _game(top: dict[str, Any]) -> None:
     game = _required(top, "game", "")
-    if game in OTHER_GAMES:
-        raise _fail(
-            "bad_input",
-            f"the {game} replay is not available in this version of the engines "
-            f"(only {GAME} and {PHARAO})",
-            "game",
-        )
     if game != GAME:
         raise _fail("bad_input", f"{game!r} is not a game ({GAME}, pharao, alliance)", "game")
 
@@ -301,10 +282,11 @@ def replay(document: Any) -> dict[str, Any]:
         from casino.games.pharao_replay import replay_pharao  # it builds on this module's helpers
 
         return replay_pharao(document)
-    known: tuple[str, ...] = FIELDS
-    if isinstance(document, dict) and isinstance(document.get("game"), str):
-        known = OTHER_GAMES.get(document["game"], FIELDS)
-    top = _object(document, "", known)
+    if isinstance(document, dict) and document.get("game") == ALLIANCE:
+        from casino.games.alliance_replay import replay_alliance
+
+        return replay_alliance(document)
+    top = _object(document, "", FIELDS)
     _game(top)
     rules = _rules(top.get("reglement", "baden-1854"))
     cards = _cards(_required(top, "cards", ""))

@@ -1,5 +1,6 @@
 """A seeded simulator: shuffle, cut and burn a sealed pack, deal whole tailles, place random stakes;
-for Pharao, whole tailles with stakes, marks, approvals and the occasional refused act.
+for Pharao, whole tailles with stakes, marks, approvals and the occasional refused act; for
+Alliance, whole deals by simple legal players (random legal calls, contracts and cards).
 
 Used by the tests (property and Monte Carlo checks) and by the demo casino. Same seed, same play.
 
@@ -16,7 +17,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from casino.games.cards import RANKS, SINGLE_PACK, SIXAIN, Card, Composition
+from casino.games.alliance import (
+    AllianceContract,
+    AllianceDeal,
+    Call,
+    Contract,
+    Game,
+    LeverContract,
+    Outcome,
+    SoloContract,
+    called_rank,
+    contract_dict,
+    play_deal,
+    strengths,
+)
+from casino.games.cards import ONE_PACK, RANKS, SINGLE_PACK, SIXAIN, Card, Composition, Suit
 from casino.games.errors import PharaoRefusal
 from casino.games.pharao import Act, Action, TailleDeal, play_taille
 from casino.games.pharao import Stake as PharaoStake
@@ -228,3 +243,120 @@ def simulate_pharao_taille(
         deal.lay(cards[2 * draw - 1])
     taille = play_taille(cards, stakes, actions, reglement)
     return SimulatedPharao(seed, reglement, tuple(cards), tuple(stakes), tuple(actions), taille)
+
+
+# --- Alliance -------------------------------------------------------------------------------------
+
+ALLIANCE_NAMES = ("ana", "ben", "carl", "dora", "emil", "fritz")
+
+
+@dataclass(frozen=True)
+class SimulatedAlliance:
+    seed: int
+    reglement: Reglement
+    players: tuple[str, ...]
+    mark_value: int
+    cards: tuple[Card, ...]  # the 52 in dealing order
+    calls: tuple[Call, ...]
+    contract: Contract
+    tricks: tuple[tuple[Card, ...], ...]
+    outcome: Outcome
+
+    def replay_document(self, reglement_spec: Any = None) -> dict[str, Any]:
+        """The replay input (REPLAY.md, Alliance) of this deal."""
+        return {
+            "game": "alliance",
+            "reglement": reglement_spec if reglement_spec is not None else self.reglement.name,
+            "players": list(self.players),
+            "mark_value": self.mark_value,
+            "cards": [str(c) for c in self.cards],
+            "auction": [c.value for c in self.calls],
+            "contract": contract_dict(self.contract),
+            "tricks": [[str(c) for c in t] for t in self.tricks],
+        }
+
+
+def alliance_contract(rng: random.Random, deal: AllianceDeal, resistance: float = 0.5) -> Contract:
+    """A legal contract for the declarer's game, chosen at random (RULES.md 3.3)."""
+    assert deal.declarer is not None
+    assert deal.table is not None
+    seat = deal.players.index(deal.declarer)
+    hand = list(deal.hands[seat])
+    if deal.game is Game.SOLO:
+        others = [p for p in deal.players if p != deal.declarer]
+        resister = rng.choice(others) if rng.random() < resistance else None
+        return SoloContract(rng.choice(list(Suit)), resister)
+    if deal.game is Game.LEVER:
+        turn = rng.randint(1, len(deal.table.down))
+        take = rng.random() < 0.5
+        discard: tuple[Card, ...] = ()
+        if take:
+            pool = hand + list(deal.table.cards)
+            discard = tuple(rng.sample(pool, len(deal.table.cards)))
+            hand = [c for c in pool if c not in discard]
+        called = _callable(rng, hand)
+        return LeverContract(turn, called, take, discard)
+    return AllianceContract(rng.choice(list(Suit)), _callable(rng, hand))
+
+
+def _callable(rng: random.Random, hand: list[Card]) -> Card:
+    r = called_rank(hand)
+    return rng.choice([c for c in ONE_PACK if c.rank is r and c not in hand])
+
+
+def alliance_card(rng: random.Random, deal: AllianceDeal, style: str = "random") -> Card:
+    """A legal card for the player whose turn it is: at random, or (``greedy``) the highest
+    legal card when the trick is his to take, else the lowest."""
+    legal = list(deal.legal_cards())
+    if style == "random" or deal.trumps is None:
+        return rng.choice(legal)
+    strength = strengths(deal.trumps)
+
+    def rank(c: Card) -> tuple[bool, int]:
+        return (c.suit is deal.trumps, strength[c])
+
+    return max(legal, key=rank) if rng.random() < 0.6 else min(legal, key=rank)
+
+
+def simulate_alliance_deal(
+    *,
+    seed: int,
+    players: int = 4,
+    reglement: Reglement | None = None,
+    mark_value: int = 100,
+    bid: float = 0.35,
+    resistance: float = 0.5,
+    style: str = "random",
+) -> SimulatedAlliance:
+    """A seeded deal of Alliance by simple legal players: a shuffled pack dealt by RULES.md 3.1,
+    random legal calls (each call a game or a hold with probability ``bid``), a random legal
+    contract (a résistance with probability ``resistance`` in a solo), random legal cards (or
+    ``greedy``). Played through ``AllianceDeal`` as it goes, then once more through ``play_deal``,
+    whose outcome is returned.
+
+    >>> sim = simulate_alliance_deal(seed=1, players=5)
+    >>> len(sim.tricks), sum(sim.outcome.marks.values())
+    (10, 0)
+    """
+    rules = reglement or Reglement()
+    rng = random.Random(seed)
+    cards = shuffled(rng, SINGLE_PACK)
+    names = ALLIANCE_NAMES[:players]
+    deal = AllianceDeal(names, rules, mark_value=mark_value)
+    for c in cards:
+        deal.receive(c)
+    while deal.next_caller is not None:
+        legal = [c for c in deal.legal_calls() if c is not Call.PASS]
+        deal.call(rng.choice(legal) if legal and rng.random() < bid else Call.PASS)
+    contract = deal.declare(alliance_contract(rng, deal, resistance))
+    played: list[Card] = []
+    while deal.next_player is not None:
+        c = alliance_card(rng, deal, style)
+        deal.play(c)
+        played.append(c)
+    tricks = tuple(tuple(played[i : i + players]) for i in range(0, len(played), players))
+    calls = tuple(deal.calls)
+    outcome = play_deal(names, cards, calls, contract, tricks, rules, mark_value=mark_value)
+    return SimulatedAlliance(
+        seed, rules, names, mark_value, tuple(cards), calls, contract, tricks, outcome
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class OutboxMessage(models.Model):
@@ -25,18 +26,23 @@ class OutboxMessage(models.Model):
     sent_at = models.DateTimeField(null=True, blank=True)
     send_count = models.PositiveIntegerField(default=0)
     done_at = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0, help_text="runs recorded, failed or done")
+    attempts = models.PositiveIntegerField(
+        default=0, help_text=_("les exécutions enregistrées, échouées ou faites")
+    )
     last_error = models.TextField(blank=True)
     retry_at = models.DateTimeField(
-        null=True, blank=True, help_text="when the worker tries again after a failed run"
+        null=True, blank=True, help_text=_("quand le worker essaie de nouveau après un échec")
     )
     failed_at = models.DateTimeField(
-        null=True, blank=True, help_text="the worker gave up: the relay sends it again later"
+        null=True,
+        blank=True,
+        help_text=_("le worker a abandonné : le relais l'envoie de nouveau plus tard"),
     )
 
     class Meta:
+        verbose_name_plural = _("tâches demandées")
         ordering = ["id"]
-        verbose_name = "tâche demandée / outbox message"
+        verbose_name = _("tâche demandée")
         indexes = [
             models.Index(
                 fields=["id"], condition=models.Q(done_at__isnull=True), name="outbox_pending"

@@ -95,7 +95,9 @@ def relay_pending(
     running (it holds its row) is not sent again. A broker error stops the pass and leaves the
     rows pending. ``sent_before``: only requests that were sent before (sent again).
     """
-    now = clock.now()
+    # The machine's time, even under a simulation's clock: ``sent_at`` is compared with what
+    # the relay and the worker, other processes on the real clock, read.
+    now = clock.wall()
     if redeliver_after is None:
         redeliver_after = settings.OUTBOX_REDELIVER_AFTER_SECONDS
     stale = now - dt.timedelta(seconds=redeliver_after)
@@ -188,7 +190,7 @@ def _backoff(tries: int, cap: int) -> int:
 
 def _record_failure(message_id: int, error: str, *, runs: int, gives_up: bool, wait: int) -> None:
     """What failed runs did, in a transaction of its own (the work's was rolled back)."""
-    now = clock.now()
+    now = clock.wall()  # a schedule for the relay, which reads the real clock
     OutboxMessage.objects.filter(pk=message_id, done_at__isnull=True).update(
         attempts=F("attempts") + runs,
         last_error=error[:2000],
@@ -271,7 +273,7 @@ def outbox_task(name: str, **options: Any) -> Callable[[Callable[..., Any]], Any
                         return
                     fn(**message.kwargs)
                     OutboxMessage.objects.filter(pk=message_id).update(
-                        done_at=clock.now(),
+                        done_at=clock.wall(),  # the schedule's time, as sent_at
                         attempts=message.attempts + 1,
                         last_error="",
                         retry_at=None,

@@ -13,47 +13,53 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.models import Group, User
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
 from django.utils.html import format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from casino.admin_base import RecordAdmin
 from casino.errors import DomainError
 from casino.people import services
 from casino.people.models import SetupCode, StaffProfile
-from casino.people.roles import Role
+from casino.people.roles import ROLE_LABELS, Role
 from casino.people.services import held_roles
 
-ROLE_CHOICES = [(r.value, r.label) for r in Role]
+ROLE_CHOICES = [(r.value, ROLE_LABELS[r]) for r in Role]
 
 
 class RolesForm(forms.Form):
     roles = forms.MultipleChoiceField(
-        choices=ROLE_CHOICES, required=False, widget=forms.CheckboxSelectMultiple, label="Rôles"
+        choices=ROLE_CHOICES,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label=gettext_lazy("rôles"),
     )
 
 
 class ProfileForm(forms.Form):
-    full_name = forms.CharField(label="Nom complet / full name", max_length=200)
+    full_name = forms.CharField(label=gettext_lazy("nom complet"), max_length=200)
     licence_number = forms.CharField(
-        label="Agrément ou commission / licence or warrant", max_length=60, required=False
+        label=gettext_lazy("agrément ou commission"), max_length=60, required=False
     )
 
 
 class CreateForm(ProfileForm):
-    username = forms.CharField(label="Identifiant / username", max_length=150)
+    username = forms.CharField(label=gettext_lazy("identifiant"), max_length=150)
     roles = RolesForm.base_fields["roles"]
 
 
 class ReasonForm(forms.Form):
-    reason = forms.CharField(label="Motif / reason", max_length=200)
+    reason = forms.CharField(label=gettext_lazy("motif"), max_length=200)
 
 
 class ConfirmForm(forms.Form):
-    confirm = forms.BooleanField(label="Confirmer / confirm", required=True)
+    confirm = forms.BooleanField(label=gettext_lazy("confirmer"), required=True)
 
 
 # The acts on a person: (url name, button label, form, service call returning (message, code)).
@@ -62,49 +68,43 @@ Act = Callable[[HttpRequest, User, dict[str, Any]], tuple[str, str | None]]
 
 def _roles(request: HttpRequest, user: User, data: dict[str, Any]) -> tuple[str, str | None]:
     services.staff_set_roles(actor=request.user, user=user, roles=[Role(r) for r in data["roles"]])
-    return "Rôles enregistrés / Roles recorded", None
+    return _("Rôles enregistrés"), None
 
 
 def _profile(request: HttpRequest, user: User, data: dict[str, Any]) -> tuple[str, str | None]:
     services.staff_change_profile(actor=request.user, user=user, **data)
-    return "Profil enregistré / Profile recorded", None
+    return _("Profil enregistré"), None
 
 
 def _activate(request: HttpRequest, user: User, data: dict[str, Any]) -> tuple[str, str | None]:
-    return "Compte activé / Account activated", services.staff_activate(
-        actor=request.user, user=user
-    )
+    return _("Compte activé"), services.staff_activate(actor=request.user, user=user)
 
 
 def _deactivate(request: HttpRequest, user: User, data: dict[str, Any]) -> tuple[str, str | None]:
     services.staff_deactivate(actor=request.user, user=user, reason=data["reason"])
-    return "Compte désactivé / Account deactivated", None
+    return _("Compte désactivé"), None
 
 
 def _reset(request: HttpRequest, user: User, data: dict[str, Any]) -> tuple[str, str | None]:
     code = services.staff_reset_credentials(actor=request.user, user=user)
     if code is None:
-        return (
-            "Identifiants effacés ; le compte attend l'activation par son corps / Credentials "
-            "reset; the account awaits activation by its own body",
-            None,
-        )
-    return "Identifiants effacés / Credentials reset", code
+        return _("Identifiants effacés ; le compte attend l'activation par son corps"), None
+    return _("Identifiants effacés"), code
 
 
 def _code(request: HttpRequest, user: User, data: dict[str, Any]) -> tuple[str, str | None]:
-    return "Nouveau code / New setup code", services.staff_issue_setup_code(
+    return _("Nouveau code d'initialisation"), services.staff_issue_setup_code(
         actor=request.user, user=user
     )
 
 
-ACTS: dict[str, tuple[str, type[forms.Form], Act]] = {
-    "roles": ("Rôles / Roles", RolesForm, _roles),
-    "profile": ("Profil / Profile", ProfileForm, _profile),
-    "activate": ("Activer / Activate", ConfirmForm, _activate),
-    "deactivate": ("Désactiver / Deactivate", ReasonForm, _deactivate),
-    "reset": ("Réinitialiser les identifiants / Reset credentials", ConfirmForm, _reset),
-    "code": ("Nouveau code d'initialisation / New setup code", ConfirmForm, _code),
+ACTS: dict[str, tuple[Any, type[forms.Form], Act]] = {
+    "roles": (gettext_lazy("Rôles"), RolesForm, _roles),
+    "profile": (gettext_lazy("Profil"), ProfileForm, _profile),
+    "activate": (gettext_lazy("Activer"), ConfirmForm, _activate),
+    "deactivate": (gettext_lazy("Désactiver"), ReasonForm, _deactivate),
+    "reset": (gettext_lazy("Réinitialiser les identifiants"), ConfirmForm, _reset),
+    "code": (gettext_lazy("Nouveau code d'initialisation"), ConfirmForm, _code),
 }
 
 
@@ -137,36 +137,38 @@ class StaffAdmin(RecordAdmin):
     def get_queryset(self, request: HttpRequest) -> Any:
         return super().get_queryset(request).select_related("staff_profile")
 
-    @admin.display(description="nom / name")
+    @admin.display(description=gettext_lazy("nom"))
     def full_name(self, user: User) -> str:
         profile = getattr(user, "staff_profile", None)
         return profile.full_name if profile else ""
 
-    @admin.display(description="agrément / licence")
+    @admin.display(description=gettext_lazy("agrément"))
     def licence_number(self, user: User) -> str:
         profile = getattr(user, "staff_profile", None)
         return profile.licence_number if profile else ""
 
-    @admin.display(description="employeur / employer")
+    @admin.display(description=gettext_lazy("employeur"))
     def employer(self, user: User) -> str:
         profile = getattr(user, "staff_profile", None)
         return profile.get_employer_display() if profile else "–"
 
-    @admin.display(description="rôles / roles")
+    @admin.display(description=gettext_lazy("rôles"))
     def role_list(self, user: User) -> str:
         return ", ".join(sorted(r.value for r in held_roles(user)))
 
-    @admin.display(description="identifiants / credentials")
+    @admin.display(description=gettext_lazy("identifiants"))
     def credentials(self, user: User) -> str:
-        password = "mot de passe / password" if user.has_usable_password() else "aucun / none"
         device = TOTPDevice.objects.filter(user=user, confirmed=True).exists()
         pending = SetupCode.objects.filter(user=user, used_at=None, withdrawn_at=None).exists()
-        return (
-            f"{password}; TOTP: {'oui / yes' if device else 'non / no'}; "
-            f"code en attente / pending code: {'oui / yes' if pending else 'non / no'}"
-        )
+        return _(
+            "mot de passe : %(password)s ; TOTP : %(totp)s ; code en attente : %(pending)s"
+        ) % {
+            "password": _("oui") if user.has_usable_password() else _("non"),
+            "totp": _("oui") if device else _("non"),
+            "pending": _("oui") if pending else _("non"),
+        }
 
-    @admin.display(description="actes / acts")
+    @admin.display(description=gettext_lazy("actes"))
     def acts(self, user: User) -> str:
         links = [
             (reverse("admin:people_act", args=[user.pk, name]), label)
@@ -213,7 +215,7 @@ class StaffAdmin(RecordAdmin):
     def act_on_person(self, request: HttpRequest, pk: int, name: str) -> HttpResponse:
         user = get_object_or_404(User, pk=pk)
         if name not in ACTS or not self.has_view_permission(request, user):
-            return HttpResponse(status=403)
+            raise PermissionDenied
         label, form_class, act = ACTS[name]
         initial: dict[str, Any] = {"roles": [r.value for r in held_roles(user)]}
         profile = StaffProfile.objects.filter(user=user).first()
@@ -227,11 +229,13 @@ class StaffAdmin(RecordAdmin):
                 form.add_error(None, exc.message)
             else:
                 return self._done(request, user, message, code)
-        return self._form_page(request, form, f"{label}: {user.username}")
+        return self._form_page(
+            request, form, _("%(act)s : %(person)s") % {"act": label, "person": user.username}
+        )
 
     def create_person(self, request: HttpRequest) -> HttpResponse:
         if not self.has_view_permission(request):
-            return HttpResponse(status=403)
+            raise PermissionDenied
         form = CreateForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
@@ -250,8 +254,8 @@ class StaffAdmin(RecordAdmin):
             except DomainError as exc:
                 form.add_error(None, exc.message)
             else:
-                message = "Compte ouvert / Account opened"
+                message = _("Compte ouvert")
                 if code is None:
-                    message += " ; activation par son corps / to be activated by their body"
+                    message = _("Compte ouvert ; à activer par son corps")
                 return self._done(request, user, message, code)
-        return self._form_page(request, form, "Ouvrir un compte / Open an account")
+        return self._form_page(request, form, _("Ouvrir un compte"))

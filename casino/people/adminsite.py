@@ -12,17 +12,21 @@ from django.contrib.auth import update_session_auth_hash
 from django.contrib.auth.views import PasswordChangeView
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
+from django.utils.translation import gettext_lazy
 
 from casino.errors import DomainError
 
 
 class AdminLoginForm(AdminAuthenticationForm):
     otp_token = forms.CharField(
-        label="Code TOTP / TOTP code",
+        label=gettext_lazy("Code TOTP"),
         required=False,
         max_length=10,
         widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
-        help_text="Directeur, comité, commissaire, auditeur, inspecteur, superusers.",
+        help_text=gettext_lazy(
+            "Demandé au directeur, au comité, au commissaire, aux auditeurs, aux inspecteurs et "
+            "aux superutilisateurs."
+        ),
     )
 
     def clean(self) -> dict[str, Any]:
@@ -64,15 +68,33 @@ class ServicePasswordChangeView(PasswordChangeView):
 
 
 class CasinoAdminSite(admin.AdminSite):
-    site_header = "Casino — back-office"
+    """Titled with the casino's name (CASINO_NAME), never Django's."""
+
+    index_title = gettext_lazy("Back-office")
+
+    @property  # type: ignore[override]
+    def site_header(self) -> str:
+        from django.conf import settings
+
+        return settings.CASINO_NAME
+
+    @property  # type: ignore[override]
+    def site_title(self) -> str:
+        return self.site_header
 
     def get_urls(self) -> list[Any]:
         from django.urls import include, path
 
         from casino.pit.urls import urls as pit_urls
 
-        # The pit's pages behind the same login and second factor as every admin page.
-        return [path("pit/", include(pit_urls(self.admin_view))), *super().get_urls()]
+        # The pit's pages behind the same login and second factor as every admin page; Django's
+        # own index (every register the person may read) under registers/, the index being the
+        # person's home (see ``index``).
+        return [
+            path("pit/", include(pit_urls(self.admin_view))),
+            path("registers/", self.admin_view(self.registers), name="registers"),
+            *super().get_urls(),
+        ]
 
     login_form = AdminLoginForm
     login_template = "admin/people/login.html"
@@ -95,3 +117,15 @@ class CasinoAdminSite(admin.AdminSite):
             success_url=reverse("admin:password_change_done", current_app=self.name),
             extra_context={**self.each_context(request), **(extra_context or {})},
         )(request)
+
+    def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        """The first page after login is the person's home: what waits for them
+        (casino/pit/home.py). The model lists stay in the menu and under ``registers``."""
+        from casino.pit.home import home
+
+        return home(request)
+
+    def registers(self, request: HttpRequest) -> Any:
+        from django.utils.translation import gettext as _
+
+        return super().index(request, extra_context={"title": _("Tous les registres")})

@@ -1,10 +1,11 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class PeopleConfig(AppConfig):
     name = "casino.people"
     label = "people"
-    verbose_name = "Personnel et rôles / Staff and roles"
+    verbose_name = _("Personnel et rôles")
 
     def ready(self) -> None:
         from django.contrib.admin.models import LogEntry

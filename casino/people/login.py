@@ -31,8 +31,12 @@ def _wrong() -> str:
     )
 
 
+# Attempts are stamped and counted by the machine's time, never a simulation's: a clock set in the
+# past would let the attempts it stamps fall out of the window, and the lock would not hold.
+
+
 def _failures(username: str, ip: str | None) -> int:
-    since = clock.now() - dt.timedelta(minutes=settings.LOGIN_LOCKOUT_MINUTES)
+    since = clock.wall() - dt.timedelta(minutes=settings.LOGIN_LOCKOUT_MINUTES)
     tries = LoginAttempt.objects.filter(username=username, ip=ip, at__gt=since)
     last_ok = tries.filter(ok=True).aggregate(at=Max("at"))["at"]
     if last_ok is not None:
@@ -41,7 +45,7 @@ def _failures(username: str, ip: str | None) -> int:
 
 
 def _record(username: str, ip: str | None, ok: bool, where: str) -> None:
-    LoginAttempt.objects.create(username=username, ip=ip, at=clock.now(), ok=ok, where=where)
+    LoginAttempt.objects.create(username=username, ip=ip, at=clock.wall(), ok=ok, where=where)
 
 
 def login_check(*, username: str, password: str, otp: str, ip: str | None, where: str) -> User:

@@ -8,32 +8,40 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class StaffProfile(models.Model):
     class Employer(models.TextChoices):
-        CASINO = "casino", "Casino"
-        POLICE = "police", "Police"
-        REGULATOR = "regulator", "Autorité de contrôle / Regulator"
+        CASINO = "casino", _("casino")
+        POLICE = "police", _("police")
+        REGULATOR = "regulator", _("autorité de contrôle")
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_profile"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="staff_profile",
+        verbose_name=_("compte"),
     )
-    full_name = models.CharField("nom complet / full name", max_length=200)
+    full_name = models.CharField(_("nom complet"), max_length=200)
     licence_number = models.CharField(
-        "agrément ou commission / licence or warrant",
+        _("agrément ou commission"),
         max_length=60,
         blank=True,
-        help_text="Agrément du personnel de jeux, ou commission du commissaire.",
+        help_text=_("l'agrément du personnel de jeux, ou la commission du commissaire"),
     )
     # Follows from the roles at creation and never changes (the database refuses it, 0003).
     employer = models.CharField(
-        max_length=20, choices=Employer.choices, default=Employer.CASINO, editable=False
+        max_length=20,
+        choices=Employer.choices,
+        default=Employer.CASINO,
+        editable=False,
+        verbose_name=_("employeur"),
     )
 
     class Meta:
-        verbose_name = "profil / staff profile"
-        verbose_name_plural = "profils / staff profiles"
+        verbose_name = _("profil")
+        verbose_name_plural = _("profils")
 
     def __str__(self) -> str:
         return self.full_name
@@ -61,8 +69,8 @@ class SetupCode(models.Model):
     withdrawn_at = models.DateTimeField(null=True)  # a newer code, or the account closed
 
     class Meta:
-        verbose_name = "code d'initialisation / setup code"
-        verbose_name_plural = "codes d'initialisation / setup codes"
+        verbose_name = _("code d'initialisation")
+        verbose_name_plural = _("codes d'initialisation")
 
     def __str__(self) -> str:
         return f"setup code for user {self.user_id}, issued {self.issued_at:%Y-%m-%d %H:%M}"
@@ -85,8 +93,8 @@ class ApiToken(models.Model):
     last_used_at = models.DateTimeField(null=True)
 
     class Meta:
-        verbose_name = "jeton d'API / API token"
-        verbose_name_plural = "jetons d'API / API tokens"
+        verbose_name = _("jeton d'API")
+        verbose_name_plural = _("jetons d'API")
         indexes = [models.Index(fields=["user", "-created_at"])]
 
     def __str__(self) -> str:
@@ -104,6 +112,8 @@ class LoginAttempt(models.Model):
     where = models.CharField(max_length=10)  # admin | api
 
     class Meta:
+        verbose_name = _("tentative de connexion")
+        verbose_name_plural = _("tentatives de connexion")
         indexes = [models.Index(fields=["username", "ip", "-at"])]
 
     def __str__(self) -> str:

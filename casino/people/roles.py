@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from casino.errors import SegregationViolation
 
@@ -28,19 +29,19 @@ class Role(StrEnum):
 
     @property
     def label(self) -> str:
-        return ROLE_LABELS[self]
+        return str(ROLE_LABELS[self])
 
 
 ROLE_LABELS = {
-    Role.DIRECTEUR: "Directeur / Director",
-    Role.COMITE: "Comité de direction / Management committee",
-    Role.CHEF_DE_PARTIE: "Chef de partie / Pit boss",
-    Role.TAILLEUR: "Tailleur / Dealer",
-    Role.CROUPIER: "Croupier",
-    Role.CAISSIER: "Caissier / Cashier",
-    Role.COMMISSAIRE: "Commissaire de police / Police commissioner",
-    Role.INSPECTEUR: "Inspecteur / Regulator (read-only)",
-    Role.AUDITEUR: "Auditeur interne / Internal audit",
+    Role.DIRECTEUR: gettext_lazy("Directeur"),
+    Role.COMITE: gettext_lazy("Comité de direction"),
+    Role.CHEF_DE_PARTIE: gettext_lazy("Chef de partie"),
+    Role.TAILLEUR: gettext_lazy("Tailleur"),
+    Role.CROUPIER: gettext_lazy("Croupier"),
+    Role.CAISSIER: gettext_lazy("Caissier"),
+    Role.COMMISSAIRE: gettext_lazy("Commissaire de police"),
+    Role.INSPECTEUR: gettext_lazy("Inspecteur (lecture seule)"),
+    Role.AUDITEUR: gettext_lazy("Auditeur interne"),
 }
 
 # Who records play or handles its money.

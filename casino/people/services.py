@@ -213,7 +213,11 @@ def _create(
     # Outsiders wait for their own body (bootstrap, actor None, is that body's first act).
     active = employer == StaffProfile.Employer.CASINO or actor is None
     user = User.objects.create_user(
-        username=username, password=None, is_staff=True, is_active=active
+        username=username,
+        password=None,
+        is_staff=True,
+        is_active=active,
+        date_joined=clock.now(),  # Django's default is the real clock's
     )
     StaffProfile.objects.create(
         user=user, full_name=full_name, licence_number=licence_number, employer=employer

@@ -1,7 +1,8 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class PitConfig(AppConfig):
     name = "casino.pit"
     label = "pit"
-    verbose_name = "Salle de jeu"
+    verbose_name = _("Salle de jeu")

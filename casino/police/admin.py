@@ -10,24 +10,29 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from casino import clock
+from casino import clock, shown
 from casino.admin_base import RecordAdmin
 from casino.police import services
 from casino.police.models import Observation
 
 
 class ObservationForm(forms.Form):
-    visited_at = forms.DateTimeField(label="visite le / visited at")
-    table_number = forms.IntegerField(label="table", required=False, min_value=1)
-    checks = forms.CharField(label="vérifications / checks", widget=forms.Textarea)
+    visited_at = forms.DateTimeField(
+        label=gettext_lazy("visite le"),
+        help_text=gettext_lazy("jj/mm/aaaa hh:mm, à l'heure du casino"),
+    )
+    table_number = forms.IntegerField(label=gettext_lazy("table"), required=False, min_value=1)
+    checks = forms.CharField(label=gettext_lazy("vérifications"), widget=forms.Textarea)
     injunctions = forms.CharField(
-        label="injonctions / injunctions", required=False, widget=forms.Textarea
+        label=gettext_lazy("injonctions"), required=False, widget=forms.Textarea
     )
 
 
 class FollowUpForm(forms.Form):
-    action = forms.CharField(label="suite donnée / action taken", widget=forms.Textarea)
+    action = forms.CharField(label=gettext_lazy("suite donnée"), widget=forms.Textarea)
 
 
 @admin.register(Observation)
@@ -47,14 +52,14 @@ class ObservationAdmin(RecordAdmin):
     ]
     fields = readonly_fields
 
-    @admin.display(description="suite / follow-up")
+    @admin.display(description=gettext_lazy("suite"))
     def followed_up(self, observation: Observation) -> str:
         follow_up = getattr(observation, "follow_up", None)
         if follow_up is not None:
-            return f"{follow_up.at:%Y-%m-%d} {follow_up.director}: {follow_up.action}"
-        late = " (en retard / overdue)" if clock.now() > observation.follow_up_due else ""
+            return f"{shown.moment(follow_up.at)} {follow_up.director} : {follow_up.action}"
+        late = _(" (en retard)") if clock.now() > observation.follow_up_due else ""
         url = reverse("admin:police_observation_follow_up", args=[observation.pk])
-        return format_html('<a class="button" href="{}">Suite / Follow up</a>{}', url, late)
+        return format_html('<a class="button" href="{}">{}</a>{}', url, _("Donner suite"), late)
 
     def get_urls(self) -> list[Any]:
         return [
@@ -74,7 +79,7 @@ class ObservationAdmin(RecordAdmin):
     def write_view(self, request: HttpRequest) -> HttpResponse:
         def act(data: dict[str, Any]) -> tuple[str, int]:
             services.observation_record(actor=request.user, **data)
-            return "Observation enregistrée / recorded", messages.SUCCESS
+            return _("Observation enregistrée"), messages.SUCCESS
 
         return self.act_view(
             request,
@@ -82,7 +87,7 @@ class ObservationAdmin(RecordAdmin):
             act=act,
             done_url=reverse("admin:police_observation_changelist"),
             template="admin/act.html",
-            title="Registre de police: observation",
+            title=_("Registre de police : observation"),
         )
 
     def follow_up_view(self, request: HttpRequest, pk: int) -> HttpResponse:
@@ -90,7 +95,7 @@ class ObservationAdmin(RecordAdmin):
 
         def act(data: dict[str, Any]) -> tuple[str, int]:
             services.follow_up_record(actor=request.user, observation_id=pk, **data)
-            return "Suite enregistrée / Follow-up recorded", messages.SUCCESS
+            return _("Suite enregistrée"), messages.SUCCESS
 
         return self.act_view(
             request,
@@ -98,5 +103,5 @@ class ObservationAdmin(RecordAdmin):
             act=act,
             done_url=reverse("admin:police_observation_change", args=[pk]),
             template="admin/act.html",
-            title=f"Suite à / Follow-up to {observation}",
+            title=_("Suite à la %(observation)s") % {"observation": observation},
         )

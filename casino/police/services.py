@@ -7,12 +7,13 @@ import datetime as dt
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
 from audit.models import Anomaly, Severity
 from audit.services import anomaly_raise
-from casino import clock
+from casino import clock, shown
 from casino.errors import Conflict, DomainError, NotFound
 from casino.floor.models import Table
 from casino.locks import lock_name
@@ -118,8 +119,10 @@ def follow_ups_overdue(now: dt.datetime | None = None) -> list[Anomaly]:
             detector="police_follow_up_overdue",
             severity=Severity.WARNING,
             subject=observation,
+            # The casino's days, as every page writes them (UTC's day differs after midnight).
             summary=f"no follow-up to the police observation of "
-            f"{observation.visited_at:%Y-%m-%d} (due {observation.follow_up_due:%Y-%m-%d})",
+            f"{shown.day(timezone.localdate(observation.visited_at))} "
+            f"(due {shown.day(timezone.localdate(observation.follow_up_due))})",
             evidence={
                 "observation": observation.pk,
                 "visited_at": observation.visited_at.isoformat(),

@@ -8,13 +8,16 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.timezone import localtime
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
+from casino import shown
 from casino.admin_base import RecordAdmin
+from casino.readable import recorded_words
 from casino.reports import services
 from casino.reports.export import export_zip
 from casino.reports.models import RegisterSignOff, Report
@@ -22,12 +25,12 @@ from casino.reports.signing import verify_pdf
 
 
 class ReasonForm(forms.Form):
-    reason = forms.CharField(label="motif / reason", max_length=200)
+    reason = forms.CharField(label=gettext_lazy("motif"), max_length=200)
 
 
 class SignOffForm(forms.Form):
     confirm = forms.BooleanField(
-        label="Je certifie exact le registre de cette journée / I certify this day's register exact"
+        label=gettext_lazy("Je certifie exact le registre de cette journée")
     )
 
 
@@ -45,7 +48,7 @@ class ReportAdmin(RecordAdmin):
         "state",
         "requested_at",
         "requested_by",
-        "reason",
+        "why",
         "chain_from",
         "chain_to",
         "head_hash",
@@ -59,68 +62,73 @@ class ReportAdmin(RecordAdmin):
     ]
     fields = readonly_fields
 
-    @admin.display(description="état / status")
+    @admin.display(description=gettext_lazy("motif"))
+    def why(self, report: Report) -> str:
+        return recorded_words(report.reason)
+
+    @admin.display(description=gettext_lazy("état"))
     def state(self, report: Report) -> str:
         """The true state: a failed or retried render says when, how often and why."""
         outbox = report.outbox
         if report.status == "failed":
             assert outbox is not None
             return format_html(
-                "échec / failed ({} attempts, {}; sent again by the relay): <code>{}</code>",
-                outbox.attempts,
-                f"{localtime(outbox.failed_at):%Y-%m-%d %H:%M:%S}",
+                "{} <code>{}</code>",
+                _(
+                    "échec (essais : %(attempts)s, le dernier le %(at)s ; le relais l'envoie de nouveau) :"
+                )
+                % {"attempts": outbox.attempts, "at": shown.moment(outbox.failed_at, seconds=True)},
                 outbox.last_error,
             )
         if report.status == "retrying":
             assert outbox is not None
             return format_html(
-                "nouvel essai / retrying (failed {} time(s), next at {}): <code>{}</code>",
-                outbox.attempts,
-                f"{localtime(outbox.retry_at):%H:%M:%S}" if outbox.retry_at else "-",
+                "{} <code>{}</code>",
+                _("nouvel essai le %(at)s (échecs : %(attempts)s) :")
+                % {"attempts": outbox.attempts, "at": shown.moment(outbox.retry_at, seconds=True)},
                 outbox.last_error,
             )
-        return {"signed": "signé / signed", "pending": "en attente / pending"}[report.status]
+        return {"signed": _("signé"), "pending": _("en attente")}[report.status]
 
-    @admin.display(description="vérification / verification")
+    @admin.display(description=gettext_lazy("vérification"))
     def verification(self, report: Report) -> str:
         if report.rendered_at is None:
-            return "-"
+            return "–"
         with report.pdf.open("rb") as pdf:
             result = verify_pdf(pdf.read())
-        verdict = "VALIDE / VALID" if result.ok else "NON VALIDE / NOT VALID"
+        verdict = _("VALIDE") if result.ok else _("NON VALIDE")
         return format_html(
             "<strong>{}</strong>{}",
             verdict,
             format_html_join("", "<div>{}</div>", ((f,) for f in result.findings)),
         )
 
-    @admin.display(description="visas / sign-offs")
+    @admin.display(description=gettext_lazy("visas"))
     def sign_offs(self, report: Report) -> str:
         if report.day is None:
-            return "-"
+            return "–"
         found = RegisterSignOff.objects.filter(day=report.day).select_related("person")
         return (
             format_html_join(
                 "",
-                "<div>{}: {} ({:%Y-%m-%d %H:%M})</div>",
-                ((s.capacity, s.person, s.at) for s in found),
+                "<div>{} : {} ({})</div>",
+                ((s.get_capacity_display(), s.person, shown.moment(s.at)) for s in found),
             )
-            or "-"
+            or "–"
         )
 
-    @admin.display(description="actes / acts")
+    @admin.display(description=gettext_lazy("actes"))
     def acts(self, report: Report) -> str:
+        def url(name: str) -> str:
+            return reverse(f"admin:reports_report_{name}", args=[report.pk])
+
         links = []
         if report.rendered_at is not None:
-            links.append((reverse("admin:reports_report_pdf", args=[report.pk]), "PDF"))
-        links.append((reverse("admin:reports_report_export", args=[report.pk]), "export (zip)"))
-        links.append(
-            (reverse("admin:reports_report_regenerate", args=[report.pk]), "Régénérer / regenerate")
-        )
+            links.append((url("pdf"), _("PDF")))
+        links.append((url("export"), _("export (zip)")))
+        links.append((url("regenerate"), _("Régénérer")))
         if report.day is not None and report.rendered_at is not None:
-            links.append(
-                (reverse("admin:reports_report_sign_off", args=[report.pk]), "Viser / sign off")
-            )
+            links.append((url("sign_off"), _("Viser")))
         return format_html_join(" ", '<a class="button" href="{}">{}</a>', links)
 
     def get_urls(self) -> list[Any]:
@@ -146,7 +154,7 @@ class ReportAdmin(RecordAdmin):
     def pdf_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         report = self._report(request, pk)
         if report.rendered_at is None:
-            return HttpResponse("not rendered yet", status=404)
+            raise Http404(_("le rapport n'est pas encore rendu"))
         return FileResponse(
             report.pdf.open("rb"), as_attachment=True, filename=f"{report.pdf.name.split('/')[-1]}"
         )
@@ -163,7 +171,7 @@ class ReportAdmin(RecordAdmin):
 
         def act(data: dict[str, Any]) -> tuple[str, int]:
             new = services.report_regenerate(actor=request.user, report_id=pk, **data)
-            return f"{new} demandé / requested", messages.SUCCESS
+            return _("%(report)s demandé") % {"report": new}, messages.SUCCESS
 
         return self.act_view(
             request,
@@ -171,7 +179,7 @@ class ReportAdmin(RecordAdmin):
             act=act,
             done_url=reverse("admin:reports_report_changelist"),
             template="admin/act.html",
-            title=f"Régénérer / Regenerate: {report}",
+            title=_("Régénérer : %(report)s") % {"report": report},
         )
 
     def sign_off_view(self, request: HttpRequest, pk: int) -> HttpResponse:
@@ -180,7 +188,7 @@ class ReportAdmin(RecordAdmin):
         def act(data: dict[str, Any]) -> tuple[str, int]:
             assert report.day is not None
             services.register_sign_off(actor=request.user, day=report.day)
-            return "Visa enregistré / Sign-off recorded", messages.SUCCESS
+            return _("Visa enregistré"), messages.SUCCESS
 
         return self.act_view(
             request,
@@ -188,7 +196,7 @@ class ReportAdmin(RecordAdmin):
             act=act,
             done_url=reverse("admin:reports_report_change", args=[pk]),
             template="admin/act.html",
-            title=f"Certifié exact: {report}",
+            title=_("Certifié exact : %(report)s") % {"report": report},
         )
 
 

@@ -9,55 +9,83 @@ from __future__ import annotations
 import pgtrigger
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from audit.append_only import append_only
+from casino import shown
 from casino.floor.models import Shift
 from casino.outbox.models import OutboxMessage
 
 
 class Report(models.Model):
     class Kind(models.TextChoices):
-        SHIFT = "shift", "rapport de séance / shift report"
-        REGISTER = "register", "registre de contrôle / daily register"
-        ADDENDUM = "addendum", "addendum au rapport de séance / addendum to the shift report"
+        SHIFT = "shift", _("rapport de séance")
+        REGISTER = "register", _("registre de contrôle")
+        ADDENDUM = "addendum", _("addendum au rapport de séance")
 
-    kind = models.CharField(max_length=10, choices=Kind.choices)
+    kind = models.CharField(max_length=10, choices=Kind.choices, verbose_name=_("sorte"))
     shift = models.ForeignKey(
-        Shift, null=True, blank=True, on_delete=models.PROTECT, related_name="reports"
+        Shift,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="reports",
+        verbose_name=_("séance"),
     )
-    day = models.DateField(null=True, blank=True, help_text="the gaming day of a register")
+    day = models.DateField(
+        null=True,
+        blank=True,
+        help_text=_("la journée de jeu d'un registre"),
+        verbose_name=_("journée"),
+    )
     decision = models.ForeignKey(
         "disputes.Decision",
         null=True,
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text="the decision whose corrections an addendum reports",
+        help_text=_("la décision dont un addendum rapporte les corrections"),
+        verbose_name=_("décision"),
     )
-    version = models.PositiveIntegerField()
-    requested_at = models.DateTimeField()
+    version = models.PositiveIntegerField(verbose_name=_("version"))
+    requested_at = models.DateTimeField(verbose_name=_("demandé le"))
     requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("demandé par"),
     )
-    reason = models.CharField(max_length=200)
+    reason = models.CharField(max_length=200, verbose_name=_("motif"))
     # The audit chain at the moment the report speaks for: the séance's close, the register's
     # request. Signed inside the PDF as a checkpoint.
-    chain_from = models.BigIntegerField(help_text="first audit event of the range")
-    chain_to = models.BigIntegerField(help_text="the chain's head at the checkpoint")
-    head_hash = models.CharField(max_length=64)
+    chain_from = models.BigIntegerField(
+        help_text=_("le premier événement d'audit couvert"), verbose_name=_("chaîne depuis")
+    )
+    chain_to = models.BigIntegerField(
+        help_text=_("la tête de la chaîne au point de contrôle"), verbose_name=_("chaîne jusqu'à")
+    )
+    head_hash = models.CharField(max_length=64, verbose_name=_("empreinte de la tête"))
     outbox = models.ForeignKey(
-        OutboxMessage, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        OutboxMessage,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("tâche"),
     )
     # Written once, by the render.
-    rendered_at = models.DateTimeField(null=True, blank=True)
-    pdf = models.FileField(upload_to="reports/", blank=True)
-    sha256 = models.CharField(max_length=64, blank=True)
-    pages = models.PositiveIntegerField(null=True, blank=True)
-    signer = models.CharField(max_length=300, blank=True)
+    rendered_at = models.DateTimeField(null=True, blank=True, verbose_name=_("rendu le"))
+    pdf = models.FileField(upload_to="reports/", blank=True, verbose_name=_("PDF"))
+    sha256 = models.CharField(max_length=64, blank=True, verbose_name=_("SHA-256"))
+    pages = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("pages"))
+    signer = models.CharField(max_length=300, blank=True, verbose_name=_("signataire"))
 
     class Meta:
+        verbose_name_plural = _("rapports")
         ordering = ["-requested_at", "-id"]
-        verbose_name = "rapport / report"
+        verbose_name = _("rapport")
         constraints = [
             models.UniqueConstraint(fields=["shift", "version"], name="one_shift_report_version"),
             models.UniqueConstraint(fields=["day", "version"], name="one_register_version"),
@@ -89,7 +117,8 @@ class Report(models.Model):
         ]
 
     def __str__(self) -> str:
-        subject = f"séance {self.shift_id}" if self.shift_id else f"{self.day}"
+        day = shown.day(self.day)
+        subject = _("séance %(shift)s") % {"shift": self.shift_id} if self.shift_id else day
         return f"{self.get_kind_display()} {subject} v{self.version}"
 
     @property
@@ -108,20 +137,30 @@ class RegisterSignOff(models.Model):
     """ "Certifié exact": the director and a second comité member sign the day's register."""
 
     class Capacity(models.TextChoices):
-        DIRECTEUR = "directeur", "directeur"
-        COMITE = "comite", "membre du comité / committee member"
+        DIRECTEUR = "directeur", _("directeur")
+        COMITE = "comite", _("membre du comité")
 
-    day = models.DateField(db_index=True)
-    person = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    capacity = models.CharField(max_length=10, choices=Capacity.choices)
-    at = models.DateTimeField()
+    day = models.DateField(db_index=True, verbose_name=_("journée"))
+    person = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("personne"),
+    )
+    capacity = models.CharField(max_length=10, choices=Capacity.choices, verbose_name=_("qualité"))
+    at = models.DateTimeField(verbose_name=_("date"))
     report = models.ForeignKey(
-        Report, on_delete=models.PROTECT, related_name="+", help_text="the version signed off"
+        Report,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text=_("la version visée"),
+        verbose_name=_("rapport"),
     )
 
     class Meta:
+        verbose_name_plural = _("visas du registre de contrôle")
         ordering = ["day", "at"]
-        verbose_name = "visa du registre / register sign-off"
+        verbose_name = _("visa du registre de contrôle")
         triggers = append_only()
         constraints = [
             models.UniqueConstraint(fields=["day", "capacity"], name="one_signoff_per_capacity"),
@@ -129,4 +168,4 @@ class RegisterSignOff(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.day}: {self.person} ({self.capacity})"
+        return f"{shown.day(self.day)} : {self.person} ({self.get_capacity_display()})"

@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models.functions import TruncDate
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
@@ -203,7 +203,7 @@ def registers_due(today: dt.date | None = None) -> list[Report]:
     none yet (the beat asks hourly, through the outbox)."""
     from casino.reports.daily_register import shifts_of_day
 
-    today = today or timezone.localdate()
+    today = today or timezone.localdate(clock.now())
     requested = []
     days = (
         Shift.objects.annotate(day=TruncDate("opened_at", tzinfo=timezone.get_current_timezone()))
@@ -236,6 +236,13 @@ def _write(name: str, data: bytes) -> None:
 
 def report_render(*, version: int, shift: int | None = None, day: str | None = None) -> Report:
     """Render and sign one version, once; called by the outbox task in its transaction."""
+    # A signed report is a record: its words (the labels it prints go through the catalog) are
+    # the house's language, whoever asks for it and whatever language the caller speaks.
+    with translation.override(settings.LANGUAGE_CODE):
+        return _render(version=version, shift=shift, day=day)
+
+
+def _render(*, version: int, shift: int | None, day: str | None) -> Report:
     from casino.reports.addendum import addendum_document
     from casino.reports.daily_register import register_document
     from casino.reports.shift_report import shift_document

@@ -18,6 +18,7 @@ from reportlab.lib import colors
 from reportlab.platypus import Flowable, Spacer
 
 from audit.models import Anomaly
+from casino import clock
 from casino.disputes.models import about_seances
 from casino.floor.coups import table_prison
 from casino.floor.models import (
@@ -141,7 +142,7 @@ def _seance(doc: Document, report: Report, shift: Shift, reglement: Any, packs: 
     commissioners |= {
         person(o.commissioner)
         for o in Observation.objects.filter(
-            visited_at__gte=shift.opened_at, visited_at__lte=shift.closed_at or timezone.now()
+            visited_at__gte=shift.opened_at, visited_at__lte=shift.closed_at or clock.now()
         ).select_related("commissioner")
     }
     for name in sorted(commissioners):

@@ -22,6 +22,8 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from casino import clock
+
 SIGNATURE_FIELD = "Signature"
 
 
@@ -47,7 +49,8 @@ def init_signing(directory: Path, *, organisation: str, force: bool = False) -> 
         return paths
     directory.mkdir(parents=True, exist_ok=True)
     directory.chmod(0o700)
-    now = dt.datetime.now(dt.UTC)
+    # The machine's time: certificates are checked against the world's clock, not a simulation's.
+    now = clock.wall()
 
     def name(common: str) -> x509.Name:
         return x509.Name(

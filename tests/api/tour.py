@@ -26,6 +26,7 @@ from casino.people.roles import Role
 from casino.reports.models import Report
 from casino.reports.services import report_render
 from tests.actors import PASSWORD, Cast, hire, otp_code
+from tests.floor.pharao_world import pack_order
 
 
 @dataclass
@@ -559,6 +560,20 @@ def _pharao(tour: Tour, c: Cast) -> None:
     tour.get(c.croupier, f"{stakes}/{a['id']}")
     tour.get(c.chef, f"/api/v1/pharao/approvals?taille={taille['id']}")
     tour.get(c.chef, f"/api/v1/pharao/approvals/{reduction['id']}")
+
+    # The rest of the taille: its 26th draw returns what stands; then the séance closes.
+    for code in pack_order(["3C", "7H", "2D", "7C"], "KS")[4:]:
+        laid = tour.post(c.tailleur, f"{path}/cards", {"code": code})
+    assert laid["end"] is not None
+    expected = tour.get(c.chef, f"/api/v1/shifts/{shift['id']}")["rundown"]["expected"]
+    closing = tour.post(
+        c.croupier,
+        "/api/v1/counts",
+        {"table": 3, "moment": "closing", "chips": chips_for(expected)},
+    )
+    tour.post(c.comite, f"/api/v1/counts/{closing['id']}/countersign")
+    closed = tour.post(c.chef, f"/api/v1/shifts/{shift['id']}/close", {"count": closing["id"]})
+    assert closed["rundown"]["variance"] == 0
 
 
 def _batch(tour: Tour, c: Cast, shift: int, cards: list[str]) -> Any:

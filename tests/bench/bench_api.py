@@ -27,13 +27,13 @@ def _setup() -> list[dict[str, Any]]:
 
     from casino import clock
     from casino.floor.models import PostedReglement
-    from casino.floor.services import reglement_load_presets, table_create
+    from casino.floor.services import reglement_load_presets
     from casino.games.simulator import cut, shuffled
     from casino.people.roles import Role
     from casino.people.services import staff_create
     from casino.people.tokens import token_issue
     from shoes import services as packs
-    from tests.bench.harness import bench_house, open_seance
+    from tests.bench.harness import bench_house, table_in_play
 
     directeur, commissaire = bench_house("api")
 
@@ -49,37 +49,15 @@ def _setup() -> list[dict[str, Any]]:
         tailleur = person(f"tailleur{number}", Role.TAILLEUR)
         croupier = person(f"croupier{number}", Role.CROUPIER)
         chef = person(f"chef{number}", Role.CHEF_DE_PARTIE)  # one table each
-        table = table_create(
-            actor=directeur,
-            number=number,
-            game="trente-et-quarante",
-            reglement_id=posted.pk,
-            min_stake=500,
-            max_stake=600_000,
-        )
-        shift = open_seance(
-            chef=chef,
-            croupier=croupier,
+        shift, pack = table_in_play(
             directeur=directeur,
-            table=table,
-            chips={"10000": 50},
-            tailleur=tailleur,
-            croupiers=[croupier],
+            commissaire=commissaire,
+            caissier=caissier,
+            staff={"tailleur": tailleur, "croupier": croupier, "chef": chef},
+            posted=posted,
+            number=number,
+            seal=f"API-{number}",
         )
-        pack = packs.pack_receive(
-            actor=caissier,
-            kind="sixain",
-            maker="bench",
-            maker_pack_numbers="-",
-            seal_number=f"API-{number}",
-            sealing_authority="-",
-            store_location="-",
-        )
-        packs.pack_store(actor=caissier, pack_id=pack.pk)
-        packs.seal_verify(
-            actor=commissaire, pack_id=pack.pk, seal_number_read=pack.seal_number, verdict="intact"
-        )
-        packs.pack_open(actor=chef, pack_id=pack.pk, shift_id=shift.pk)
         packs.pack_shuffle(actor=croupier, pack_id=pack.pk)
         packs.pack_shuffle(actor=tailleur, pack_id=pack.pk)
         packs.pack_cut(actor=tailleur, pack_id=pack.pk, cut_by="bench")

@@ -1,5 +1,6 @@
 """The games engines: Trente-et-Quarante's replay throughput and the exact odds of a full sixain;
-Pharao's replay throughput of whole tailles against a bare loop over the same cards."""
+Pharao's replay throughput of whole tailles against a bare loop over the same cards; Alliance's
+deals replayed (4 players, full play) against a bare loop dealing and scanning the same cards."""
 
 from __future__ import annotations
 
@@ -8,15 +9,21 @@ import subprocess
 import sys
 import time
 
+from casino.games.alliance import dealing_plan, play_deal
 from casino.games.pharao import play_taille
 from casino.games.reglement import reglement
 from casino.games.replay import replay_text
-from casino.games.simulator import simulate_pharao_taille, simulate_taille
+from casino.games.simulator import (
+    simulate_alliance_deal,
+    simulate_pharao_taille,
+    simulate_taille,
+)
 from casino.games.trente_et_quarante import play_talon, points
 from tests.bench.harness import median_time, report
 
 TAILLES = 60
 PHARAO_TAILLES = 400
+ALLIANCE_DEALS = 1000
 
 ODDS_PROBE = """
 import json, resource, time, tracemalloc
@@ -37,6 +44,66 @@ print(json.dumps({"seconds": seconds, "traced_peak": peak, "rss_kib": rss, "base
 def run() -> None:
     run_trente_et_quarante()
     run_pharao()
+    run_alliance()
+
+
+def run_alliance() -> None:
+    """Whole deals of Alliance, 4 players, every trick played: through the replay command's
+    function (JSON text in, document out), through the engine (``play_deal``: the deal, the
+    auction, the contract, each card checked, the settlement), and a bare loop over the same cards
+    (dealing them into hands by the plan, then scanning each trick for its winner by suit and a
+    rank table: no checks, no auction, no payments)."""
+    rules = reglement("baden-1854")
+    sims = [simulate_alliance_deal(seed=seed, players=4) for seed in range(ALLIANCE_DEALS)]
+    texts = [json.dumps(s.replay_document()) for s in sims]
+    plan = dealing_plan(4)
+    order = {r: i for i, r in enumerate("23456789TJQKA")}
+
+    def through_replay() -> None:
+        for text in texts:
+            replay_text(text)
+
+    def through_engine() -> None:
+        for s in sims:
+            play_deal(s.players, s.cards, s.calls, s.contract, s.tricks, rules)
+
+    trumps = [s.outcome.trumps for s in sims]
+
+    def bare() -> None:
+        for s, trump in zip(sims, trumps, strict=True):
+            hands: list[list[object]] = [[], [], [], []]
+            table = []
+            for c, seat in zip(s.cards, plan, strict=True):
+                (table if seat < 0 else hands[seat]).append(c)
+            leader = 0
+            for trick in s.tricks:
+                best = trick[0]
+                at = 0
+                for i, c in enumerate(trick):
+                    if c.suit is best.suit:
+                        if order[c.rank.value] > order[best.rank.value]:
+                            best, at = c, i
+                    elif c.suit is trump:
+                        best, at = c, i
+                leader = (leader + at) % 4
+
+    t_replay = median_time(through_replay, runs=5)
+    t_engine = median_time(through_engine, runs=5)
+    t_bare = median_time(bare, runs=5)
+    deals = len(sims)
+    report(
+        f"Alliance: {deals} deals of 4 players, every trick played (seeded simple players)",
+        [
+            (
+                "through the replay (JSON text in, document out)",
+                f"{deals / t_replay:,.0f} deals/s (median of 5)",
+            ),
+            ("through the engine (play_deal)", f"{deals / t_engine:,.0f} deals/s"),
+            ("bare loop dealing and scanning the same cards", f"{deals / t_bare:,.0f} deals/s"),
+            ("ratio replay / bare", f"{t_replay / t_bare:.1f}x"),
+            ("ratio engine / bare", f"{t_engine / t_bare:.1f}x"),
+        ],
+    )
 
 
 def run_pharao() -> None:

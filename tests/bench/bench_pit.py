@@ -32,12 +32,11 @@ def _setup() -> dict[str, Any]:
 
     from casino import clock
     from casino.floor.models import PostedReglement
-    from casino.floor.services import reglement_load_presets, table_create
+    from casino.floor.services import reglement_load_presets
     from casino.people.roles import Role
     from casino.people.services import staff_create
     from casino.people.tokens import token_issue
-    from shoes import services as packs
-    from tests.bench.harness import bench_house, open_seance
+    from tests.bench.harness import bench_house, table_in_play
 
     directeur, commissaire = bench_house("pit")
     reglement_load_presets(actor=commissaire, effective_from=clock.now().date())
@@ -50,37 +49,15 @@ def _setup() -> dict[str, Any]:
     croupier = person("croupier", Role.CROUPIER)
     chef = person("chef", Role.CHEF_DE_PARTIE)
     caissier = person("caissier", Role.CAISSIER)
-    table = table_create(
-        actor=directeur,
-        number=NUMBER,
-        game="trente-et-quarante",
-        reglement_id=posted.pk,
-        min_stake=500,
-        max_stake=600_000,
-    )
-    shift = open_seance(
-        chef=chef,
-        croupier=croupier,
+    shift, pack = table_in_play(
         directeur=directeur,
-        table=table,
-        chips={"10000": 50},
-        tailleur=tailleur,
-        croupiers=[croupier],
+        commissaire=commissaire,
+        caissier=caissier,
+        staff={"tailleur": tailleur, "croupier": croupier, "chef": chef},
+        posted=posted,
+        number=NUMBER,
+        seal=f"PIT-{uuid.uuid4().hex[:8]}",
     )
-    pack = packs.pack_receive(
-        actor=caissier,
-        kind="sixain",
-        maker="bench",
-        maker_pack_numbers="-",
-        seal_number=f"PIT-{uuid.uuid4().hex[:8]}",
-        sealing_authority="-",
-        store_location="-",
-    )
-    packs.pack_store(actor=caissier, pack_id=pack.pk)
-    packs.seal_verify(
-        actor=commissaire, pack_id=pack.pk, seal_number_read=pack.seal_number, verdict="intact"
-    )
-    packs.pack_open(actor=chef, pack_id=pack.pk, shift_id=shift.pk)
 
     def session(user: Any) -> str:
         client = Client()

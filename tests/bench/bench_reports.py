@@ -37,9 +37,9 @@ def _seance(staff: dict[str, Any], number: int, coups: int) -> int:
     """A closed séance of ``coups`` coups: one played, the rest copied by bulk INSERT."""
     from django.db import transaction
 
-    from casino.floor.management.commands.simulate import chips_for
     from casino.floor.models import Coup
     from casino.floor.services import rundown
+    from casino.simulation.seance import chips_for
     from tests.bench import bench_floor
     from tests.bench.harness import close_seance
 

@@ -59,6 +59,48 @@ def open_seance(*, chef, croupier, directeur, table, chips, tailleur, croupiers)
     )
 
 
+def table_in_play(*, directeur, commissaire, caissier, staff, posted, number, seal):  # type: ignore[no-untyped-def]
+    """A table in séance with a sixain opened on it, as the floor gets there: the table created,
+    the séance opened (see ``open_seance``), the pack received and stored by the cashier, its seal
+    verified by the commissioner, opened by the chef de partie. ``staff`` names the tailleur,
+    croupier and chef de partie. Returns the séance and the pack."""
+    from casino.floor.services import table_create
+    from shoes import services as packs
+
+    table = table_create(
+        actor=directeur,
+        number=number,
+        game="trente-et-quarante",
+        reglement_id=posted.pk,
+        min_stake=500,
+        max_stake=600_000,
+    )
+    shift = open_seance(
+        chef=staff["chef"],
+        croupier=staff["croupier"],
+        directeur=directeur,
+        table=table,
+        chips={"10000": 50},
+        tailleur=staff["tailleur"],
+        croupiers=[staff["croupier"]],
+    )
+    pack = packs.pack_receive(
+        actor=caissier,
+        kind="sixain",
+        maker="bench",
+        maker_pack_numbers="-",
+        seal_number=seal,
+        sealing_authority="-",
+        store_location="-",
+    )
+    packs.pack_store(actor=caissier, pack_id=pack.pk)
+    packs.seal_verify(
+        actor=commissaire, pack_id=pack.pk, seal_number_read=pack.seal_number, verdict="intact"
+    )
+    packs.pack_open(actor=staff["chef"], pack_id=pack.pk, shift_id=shift.pk)
+    return shift, pack
+
+
 def close_seance(*, chef, croupier, directeur, shift, chips):  # type: ignore[no-untyped-def]
     from casino.floor.services import count_countersign, count_record, shift_close
 

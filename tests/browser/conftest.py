@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -32,6 +33,7 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+T = TypeVar("T")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
@@ -94,3 +96,20 @@ def screenshot(page: Any, name: str) -> Path:
 
 def _scratch() -> Path:
     return Path(os.environ.get("TMPDIR", "/tmp")) / "casino-screenshots"
+
+
+def apart(work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """``work(*args, **kwargs)`` in a thread of its own, its database connection closed after.
+    pyHanko signs and verifies a PDF with ``asyncio.run``, which cannot run in the test's thread,
+    where Playwright's event loop runs."""
+
+    def run() -> T:
+        from django.db import connections
+
+        try:
+            return work(*args, **kwargs)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_a_croupier_signs_in_and_reaches_the_pit(pages, cast):
     page = pages(cast.croupier)
     page.goto("/admin/pit/")
-    assert page.locator("#content h1").inner_text() == "Salle de jeu"
+    assert page.locator("#content h1").inner_text() == "Ce qui vous attend"
     # htmx is served from the project, nothing from outside.
     scripts = page.eval_on_selector_all("script[src]", "els => els.map(e => e.src)")
     assert any(s.endswith("/static/pit/htmx.min.js") for s in scripts)

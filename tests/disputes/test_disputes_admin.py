@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
+from typing import Any
 
 from django.test import Client
 
@@ -20,6 +20,42 @@ def logged_in(user) -> Client:
     return client
 
 
+def decision_rows(
+    client: Client,
+    url: str,
+    *,
+    findings: dict[int, dict[str, str]] | None = None,
+    corrections: list[tuple[str, str, str]] = (),  # type: ignore[assignment]
+) -> dict[str, Any]:
+    """The decision form's rows as its page offers them (one per stake of the coup, three for
+    corrections), filled in as a person would: a stake's fields as found, a correction's
+    accounts and amount as typed."""
+    form = client.get(f"{url}/decide/").context["form"]
+    data: dict[str, Any] = {}
+    for formset in form.formsets:
+        data[f"{formset.prefix}-TOTAL_FORMS"] = len(formset.forms)
+        data[f"{formset.prefix}-INITIAL_FORMS"] = formset.initial_form_count()
+    for i, row in enumerate(form.findings.forms):
+        stake = row.initial["stake"]
+        data[f"findings-{i}-stake"] = stake
+        for name, value in (findings or {}).get(stake, {}).items():
+            data[f"findings-{i}-{name}"] = value
+    for i, (source, target, amount) in enumerate(corrections):
+        data |= {
+            f"corrections-{i}-source": source,
+            f"corrections-{i}-target": target,
+            f"corrections-{i}-amount": amount,
+        }
+    return data
+
+
+def refusal(page: Any) -> list[str]:
+    """What a form page that recorded nothing says is wrong."""
+    import re
+
+    return re.findall(r'class="errorlist[^"]*"[^>]*><li>([^<]*)', page.content.decode())
+
+
 def test_a_dispute_is_examined_and_decided_in_the_admin(cast, shift, sixain_in_play):
     coup, stake = played_coup(cast, shift)
     dispute = dispute_raise(
@@ -33,12 +69,12 @@ def test_a_dispute_is_examined_and_decided_in_the_admin(cast, shift, sixain_in_p
     page = chef.get(f"/admin/disputes/dispute/{dispute.pk}/change/").content.decode()
     assert "♠" in page  # the coup as cards
     assert "♥" in page
-    assert "the rule&#x27;s answer" in page or "the rule's answer" in page
+    assert "selon la règle" in page
     url = f"/admin/disputes/dispute/{dispute.pk}"
     assert chef.post(f"{url}/review/", {"note": "heard both"}).status_code == 302
 
     refused = logged_in(cast.croupier).post(
-        f"{url}/decide/", {"articles": ["1"], "reasoning": "mine", "findings": "[]"}
+        f"{url}/decide/", {"articles": ["1"], "reasoning": "mine", **decision_rows(chef, url)}
     )
     assert "il faut le rôle chef_de_partie" in refused.content.decode()
     form = chef.get(f"{url}/decide/").content.decode()
@@ -49,8 +85,7 @@ def test_a_dispute_is_examined_and_decided_in_the_admin(cast, shift, sixain_in_p
         {
             "articles": [article["number"]],
             "reasoning": "the croupier's sheet says noir",
-            "findings": json.dumps([{"stake": stake.pk, "chance": "noir"}]),
-            "corrections": "",
+            **decision_rows(chef, url, findings={stake.pk: {"chance": "noir"}}),
         },
     )
     assert done.status_code == 302, done.content.decode()[:2000]
@@ -59,7 +94,7 @@ def test_a_dispute_is_examined_and_decided_in_the_admin(cast, shift, sixain_in_p
     dispute.refresh_from_db()
     assert dispute.state == DisputeState.DECIDED
     coup_page = chef.get(f"/admin/floor/coup/{coup.pk}/change/").content.decode()
-    assert "T1:bank → T1:seat:3: 2000" in coup_page
+    assert "T1:bank → T1:seat:3 : 20,00" in coup_page
 
 
 def test_the_director_follows_up_a_police_observation_in_the_admin(cast):
@@ -70,9 +105,66 @@ def test_the_director_follows_up_a_police_observation_in_the_admin(cast):
     )
     director = logged_in(cast.directeur)
     listing = director.get("/admin/police/observation/").content.decode()
-    assert "en retard / overdue" in listing
+    assert "(en retard)" in listing
     url = f"/admin/police/observation/{observation.pk}/follow-up/"
     assert director.post(url, {"action": "store key changed"}).status_code == 302
     assert "store key changed" in director.get("/admin/police/observation/").content.decode()
     refused = logged_in(cast.commissaire).post(url, {"action": "mine"})
     assert "il faut le rôle directeur" in refused.content.decode()
+
+
+def test_the_decider_orders_corrections_in_rows_of_accounts_and_amounts(
+    cast, shift, sixain_in_play
+):
+    """No JSON to type: the corrections are rows (from, to, amount as money), a half-filled row
+    is refused with nothing recorded, and "no correction at all" is a box to tick."""
+    _coup, stake = played_coup(cast, shift)
+    chef = logged_in(cast.chef)
+    rows = {}
+    for claim in ("goodwill", "nothing owed"):
+        dispute = dispute_raise(
+            actor=cast.croupier, subject="stake", subject_id=stake.pk, claim=claim
+        )
+        url = f"/admin/disputes/dispute/{dispute.pk}"
+        assert chef.post(f"{url}/review/", {"note": "heard"}).status_code == 302
+        rows[claim] = (dispute, url)
+    base = {"articles": [rows["goodwill"][0].reglement.articles[0]["number"]]}
+
+    dispute, url = rows["goodwill"]
+    half = chef.post(
+        f"{url}/decide/",
+        {
+            **base,
+            "reasoning": "a gesture",
+            "override_reason": "goodwill",
+            **decision_rows(chef, url, corrections=[("T1:bank", "", "12,50")]),
+        },
+    )
+    assert half.status_code == 200
+    assert "un compte de départ, un compte d&#x27;arrivée et un montant" in half.content.decode()
+    assert not Decision.objects.exists()
+    done = chef.post(
+        f"{url}/decide/",
+        {
+            **base,
+            "reasoning": "a gesture",
+            "override_reason": "goodwill",
+            **decision_rows(chef, url, corrections=[("T1:bank", "T1:seat:3", "12,50")]),
+        },
+    )
+    assert done.status_code == 302, refusal(done)
+    assert Decision.objects.get(dispute=dispute).corrections == [["T1:bank", "T1:seat:3", 1250]]
+
+    dispute, url = rows["nothing owed"]
+    done = chef.post(
+        f"{url}/decide/",
+        {
+            **base,
+            "reasoning": "as recorded",
+            "no_correction": "on",
+            "override_reason": "the patron withdrew his claim in front of the commissioner",
+            **decision_rows(chef, url),
+        },
+    )
+    assert done.status_code == 302, refusal(done)
+    assert Decision.objects.get(dispute=dispute).corrections == []

@@ -533,7 +533,7 @@ def test_approval_over_the_api_and_in_the_admin(api, cast, stake_disputed):
     director = admin_client(cast.directeur)
     page = director.get(f"/admin/disputes/dispute/{dispute.pk}/change/").content.decode()
     assert "Approuver la décision" in page
-    assert "refusée / refused: directeur" in page
+    assert "refusée par directeur" in page
     done = director.post(f"/admin/disputes/dispute/{dispute.pk}/approve/", {"note": "fine"})
     assert done.status_code == 302, done.content.decode()[:2000]
     dispute.refresh_from_db()

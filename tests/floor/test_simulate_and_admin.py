@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 
-from django.core.management import call_command
+import pytest
+from django.core.management import CommandError, call_command
 from django.test import Client
 
 from audit.chain import verify_chain
+from audit.models import AuditEvent
+from casino import clock
+from casino.clock import ManualClock
 from casino.floor.models import Account, Coup, Shift
 from casino.floor.services import balance
-from tests.actors import login_admin
+from tests.actors import login_admin, make_cast
 
 
 def test_simulate_plays_seances_through_the_services(cast, posted):
-    call_command("simulate", tables=2, hours=0.2, seed=5, stdout=io.StringIO())
+    call_command("simulate", tables=2, hours=0.4, seed=5, stdout=io.StringIO())
     assert Coup.objects.filter(phase="settled").count() == 24
     assert Shift.objects.count() == 2
     assert sum(balance(a) for a in Account.objects.all()) == 0
@@ -25,7 +30,7 @@ def test_simulate_plays_seances_through_the_services(cast, posted):
 
 
 def test_the_admin_shows_a_coup_as_cards_and_a_seance_with_its_figures(cast, posted):
-    call_command("simulate", tables=1, hours=0.05, seed=11, stdout=io.StringIO())
+    call_command("simulate", tables=1, hours=0.1, seed=11, stdout=io.StringIO())
     coup = Coup.objects.filter(phase="settled").first()
     client = Client()
     login_admin(client, cast.inspecteur)
@@ -39,3 +44,30 @@ def test_the_admin_shows_a_coup_as_cards_and_a_seance_with_its_figures(cast, pos
     shift = client.get(f"/admin/floor/shift/{coup.shift_id}/change/")
     assert "hold" in shift.content.decode()
     assert client.post(f"/admin/floor/coup/{coup.pk}/delete/", {"post": "yes"}).status_code == 403
+
+
+def test_simulate_from_a_past_moment_gives_each_act_its_time(db, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    two_days_ago = clock.wall() - dt.timedelta(days=2)
+    with ManualClock(two_days_ago):
+        make_cast()  # hired before the day played
+    start = (two_days_ago + dt.timedelta(days=1)).replace(hour=13, minute=0)
+    out = io.StringIO()
+    call_command("simulate", "--start", start.isoformat(), hours=1.5, seed=8, stdout=out)
+    assert "simulated 45 coups" in out.getvalue()
+    opened = list(Coup.objects.order_by("opened_at").values_list("opened_at", flat=True))
+    assert opened[0] > start
+    assert opened[-1] - opened[0] > dt.timedelta(hours=1, minutes=20)
+    assert len({at.replace(second=0, microsecond=0) for at in opened}) == len(opened)
+    times = list(AuditEvent.objects.order_by("seq").values_list("at", flat=True))
+    assert times == sorted(times)
+    assert times[-1] < clock.wall()
+    assert verify_chain().ok
+
+
+def test_simulate_refuses_a_start_that_would_put_history_out_of_order(cast):
+    with pytest.raises(CommandError, match="already holds an act"):
+        call_command("simulate", "--start", (clock.wall() - dt.timedelta(days=1)).isoformat())
+    with pytest.raises(CommandError, match="in the past"):
+        call_command("simulate", "--start", (clock.wall() + dt.timedelta(hours=1)).isoformat())
+    assert not Coup.objects.exists()

@@ -66,11 +66,13 @@ CASES: list[tuple[str, str, str, str | None]] = [
     # A document of game pharao is checked as Pharao's (tests/games/test_pharao_replay.py): the
     # sixain's talon repeats the QS at index 5, which one 52-card pack cannot.
     ("a pharao document is pharao's", doc(game="pharao"), "bad_pack", "cards[5]"),
+    # A document of game alliance is Alliance's (tests/games/test_alliance_replay.py): its first
+    # missing field in REPLAY.md's order is mark_value.
     (
-        "alliance not in this version",
+        "an alliance document is alliance's",
         json.dumps({"game": "alliance", "players": [], "cards": [], "tricks": []}),
         "bad_input",
-        "game",
+        "mark_value",
     ),
     ("game before reglement", doc(game="x", reglement="monaco"), "bad_input", "game"),
     (
@@ -371,11 +373,6 @@ def test_bad_input_is_refused_with_its_code_at_the_first_fault(text, code, where
         replay_text(text)
     assert (error.value.code, error.value.where) == (code, where), error.value.message
     assert error.value.message
-
-
-def test_alliance_says_its_replay_is_not_in_this_version():
-    with pytest.raises(GameError, match="alliance replay is not available in this version"):
-        replay_text(json.dumps({"game": "alliance", "players": [], "cards": [], "tricks": []}))
 
 
 def test_the_documents_of_the_golden_files_are_accepted_as_text():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import subprocess
 import sys
 
@@ -9,7 +10,9 @@ import pytest
 from django.db import transaction
 
 from audit.models import ChainVerification
+from casino import clock
 from casino.celery import app
+from casino.clock import ManualClock
 from casino.outbox.models import OutboxMessage
 from casino.outbox.outbox import enqueue, relay_pending
 from casino.runtime import EmbeddedRedis, free_port
@@ -54,6 +57,20 @@ def test_scheduled_work_enters_through_the_outbox(celery_worker):
     )
     assert wait_until(lambda: ChainVerification.objects.count() == 1)
     assert OutboxMessage.objects.get().task == "audit.chain_verify"
+
+
+def test_a_simulations_clock_stamps_the_request_but_not_its_schedule(db, unique_queue):
+    yesterday = clock.wall() - dt.timedelta(days=1)
+    with ManualClock(yesterday):
+        # In a test's transaction nothing commits: the relay below is the only sender.
+        message = enqueue("audit.chain_verify")
+        assert relay_pending(only=[message.pk]) == 1
+    sent = OutboxMessage.objects.get(pk=message.pk)
+    assert sent.created_at == yesterday  # asked by an act of the simulated day
+    # Sent by the machine's time, which the relay and the worker compare with theirs: so it is
+    # not taken for a request sent a day ago and never done, and sent again at once.
+    assert sent.sent_at > yesterday + dt.timedelta(hours=23)
+    assert relay_pending(only=[message.pk], redeliver_after=600) == 0
 
 
 ACT = """

@@ -298,7 +298,7 @@ def test_the_setup_page_sets_the_password_and_enrols_the_device(cast, client):
     assert "pas le code actuel de" in page.content.decode()
     assert not User.objects.get(pk=user.pk).has_usable_password()
     page = client.post("/account/setup/", {**form, "otp": totp_at(key, int(time.time()) // 30)})
-    assert "Done" in page.content.decode()
+    assert "C'est fait" in page.content.decode()
     login_admin(client, User.objects.get(pk=user.pk), password="my-own-phrase-1")
     assert client.get("/admin/audit/anomaly/").status_code == 200
 

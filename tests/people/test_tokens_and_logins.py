@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from audit.models import AuditEvent
 from casino import clock
+from casino.clock import ManualClock
 from casino.people import services
 from casino.people.models import ApiToken, LoginAttempt
 from tests.actors import PASSWORD, login_admin, otp_code
@@ -145,9 +146,19 @@ def test_the_lock_lifts_after_the_lockout(cast, settings, monkeypatch):
     for _ in range(2):
         token_for("tailleur", "wrong")
     assert token_for("tailleur")[0] == 429
-    later = clock.now() + dt.timedelta(minutes=settings.LOGIN_LOCKOUT_MINUTES, seconds=1)
-    monkeypatch.setattr(clock, "now", lambda: later)
+    later = clock.wall() + dt.timedelta(minutes=settings.LOGIN_LOCKOUT_MINUTES, seconds=1)
+    monkeypatch.setattr(clock, "wall", lambda: later)
     assert token_for("tailleur")[0] == 200
+
+
+def test_a_simulations_clock_neither_hides_attempts_nor_lifts_the_lock(cast, settings):
+    settings.LOGIN_FAILURE_LIMIT = 2
+    with ManualClock(clock.wall() - dt.timedelta(days=1)):
+        for _ in range(2):
+            token_for("tailleur", "wrong")
+    assert token_for("tailleur")[0] == 429  # stamped by the machine's time, they count now
+    with ManualClock(clock.wall() + dt.timedelta(hours=1)):
+        assert token_for("tailleur")[0] == 429
 
 
 def test_the_admin_login_is_throttled_too(cast, settings):
@@ -198,7 +209,13 @@ def test_a_director_without_a_device_is_told_to_use_his_setup_code(cast):
     TOTPDevice.objects.filter(user=cast.directeur).delete()
     client = Client()
     page = client.post("/admin/login/", {"username": "directeur", "password": PASSWORD})
-    assert b"setup code" in page.content
+    assert "/account/setup/" in page.content.decode()  # said in the refusal, in French
+    english = client.post(
+        "/admin/login/",
+        {"username": "directeur", "password": PASSWORD},
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert "setup code" in english.content.decode()
     assert "_auth_user_id" not in client.session
 
 

@@ -96,7 +96,7 @@ def test_database_stopped_ten_seconds_mid_seance(system: System, terminal: Termi
     assert set(live) == {200}
     assert {(a.status, a.body.get("where")) for a in ready} == {(503, "database")}, ready
     assert {a.status for a in admin} == {503}
-    assert all("temporarily unavailable" in a.body.lower() for a in admin)
+    assert all("momentanément indisponible" in a.body for a in admin)  # French: no Accept-Language
 
     # From the moment PostgreSQL was started again (its own start-up included).
     after = [a for a in terminal.answers if a.sent >= outage.starting_at and a.status < 300]

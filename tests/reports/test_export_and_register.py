@@ -36,7 +36,7 @@ def replay(document: dict) -> dict:
 
 
 def test_the_export_replays_every_coup_and_verifies_the_chain(cast, posted, tmp_path):
-    shift = closed_seance(hours=0.6, seed=4)  # a whole sixain and the start of the next
+    shift = closed_seance(hours=1.2, seed=4)  # a whole sixain and the start of the next
     report = rendered(shift)
     archive = zipfile.ZipFile(io.BytesIO(export_zip(report)))
     names = set(archive.namelist())
@@ -127,7 +127,7 @@ def test_the_export_replays_every_coup_and_verifies_the_chain(cast, posted, tmp_
 
 
 def test_the_daily_register_is_certified_exact_by_two_people(cast, posted):
-    closed_seance(hours=0.05)
+    closed_seance(hours=0.1)
     day = timezone.localdate()
     assert registers_due(today=day) == []  # the day is not over yet
     (first,) = registers_due(today=day + dt.timedelta(days=1))
@@ -153,7 +153,7 @@ def test_the_daily_register_is_certified_exact_by_two_people(cast, posted):
         signed = report_render(version=2, day=day.isoformat())
     text = pdf_text(signed)
     assert "directeur: directeur, le / on" in text
-    assert "committee member: comite, le / on" in text
+    assert "membre du comité: comite, le / on" in text
     assert "certifié exact" in text
     assert RegisterSignOff.objects.filter(day=day).count() == 2
     assert first.version == 1

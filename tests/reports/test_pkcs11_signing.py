@@ -67,7 +67,7 @@ def token(tmp_path, monkeypatch, signing_keys, settings):
 
 
 def test_a_report_is_signed_by_the_key_on_the_token(cast, posted, token):
-    report = rendered(closed_seance(hours=0.05))
+    report = rendered(closed_seance(hours=0.1))
     verdict = verify_pdf(Path(report.pdf.path).read_bytes())
     assert verdict.ok, verdict.findings
     assert "Casino des tests" in report.signer

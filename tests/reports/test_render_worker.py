@@ -27,7 +27,7 @@ def rendered(report: Report) -> bool:
 
 
 def close_a_seance() -> Report:
-    call_command("simulate", tables=1, hours=0.05, seed=9, stdout=io.StringIO())
+    call_command("simulate", tables=1, hours=0.1, seed=9, stdout=io.StringIO())
     return Report.objects.get()
 
 
@@ -87,7 +87,7 @@ def test_a_failed_render_is_retried_then_shown_failed_with_its_cause_in_the_admi
     client = Client()
     login_admin(client, cast.inspecteur)
     page = client.get(f"/admin/reports/report/{report.pk}/change/").content.decode()
-    assert "échec / failed (2 attempts" in page
+    assert "échec (essais : 2, le dernier le " in page
     assert "no signing key" in page
     # With the key back, the relay's next sending renders it.
     worker = Worker(service_env(), unique_queue)
@@ -114,5 +114,6 @@ def test_the_admin_shows_a_render_waiting_for_its_retry(cast, posted, tmp_path):
     login_admin(client, cast.inspecteur)
     page = client.get(f"/admin/reports/report/{report.pk}/change/").content.decode()
     assert Report.objects.get(pk=report.pk).status == "retrying"
-    assert "nouvel essai / retrying (failed 1 time(s), next at" in page
+    assert "nouvel essai le " in page
+    assert "(échecs : 1)" in page
     assert "disk full" in page

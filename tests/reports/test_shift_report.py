@@ -23,7 +23,7 @@ from casino.reports.signing import verify_pdf
 from tests.conftest import REQUIRE_SERVICES
 
 
-def closed_seance(hours: float = 0.25, seed: int = 3) -> Shift:
+def closed_seance(hours: float = 0.5, seed: int = 3) -> Shift:
     """A séance played by the simulator through the services and closed with its count."""
     call_command("simulate", tables=1, hours=hours, seed=seed, stdout=io.StringIO())
     return Shift.objects.get()
@@ -45,7 +45,7 @@ def verify(path) -> int:
 
 
 def test_closing_a_seance_asks_for_its_report_in_the_same_transaction(cast, posted):
-    shift = closed_seance(hours=0.05)
+    shift = closed_seance(hours=0.1)
     report = Report.objects.get()
     assert (report.kind, report.shift, report.version, report.status) == (
         "shift",
@@ -87,7 +87,7 @@ def test_the_report_is_signed_intact_and_says_what_happened(cast, posted, tmp_pa
 
 
 def test_a_version_is_rendered_once_and_then_never_changes(cast, posted):
-    shift = closed_seance(hours=0.05)
+    shift = closed_seance(hours=0.1)
     first = rendered(shift)
     again = rendered(shift)
     assert (again.rendered_at, again.sha256) == (first.rendered_at, first.sha256)
@@ -97,7 +97,7 @@ def test_a_version_is_rendered_once_and_then_never_changes(cast, posted):
 
 
 def test_a_long_seance_paginates_and_nothing_is_cut_off(cast, posted):
-    shift = closed_seance(hours=2.5, seed=11)  # 150 coups
+    shift = closed_seance(hours=5, seed=11)  # 150 coups
     report = rendered(shift)
     assert report.pages >= 6
     text = pdf_text(report)
@@ -113,7 +113,7 @@ def test_the_pages_render_to_images(cast, posted, tmp_path):
         if REQUIRE_SERVICES:
             pytest.fail(message)
         pytest.skip(message)
-    report = rendered(closed_seance(hours=0.05))
+    report = rendered(closed_seance(hours=0.1))
     pages = tmp_path / "pages"
     pages.mkdir()
     subprocess.run(["pdftoppm", "-r", "40", "-png", report.pdf.path, str(pages / "p")], check=True)

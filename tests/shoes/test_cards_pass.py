@@ -300,10 +300,10 @@ def test_the_pack_page_shows_the_undealt_cards_of_each_pass(cast, shift, sixain_
     client = Client()
     login_admin(client, cast.inspecteur)
     page = client.get(f"/admin/shoes/pack/{pack.pk}/change/").content.decode()
-    assert "undealt cards at each pass" in page
+    assert "Talons comptés quand les cartes passent" in page
     assert " ".join(counted[:12]) in page
-    assert "scanned in order" in page
-    assert "manque / missing QC x1" in page
+    assert "lues dans l&#x27;ordre" in page
+    assert "manquent QC ×1" in page
 
 
 # --- over the API ------------------------------------------------------------------------------

@@ -239,7 +239,7 @@ def test_a_table_plays_one_pack_at_a_time(cast, verified, shift):
 
 
 def test_a_single_pack_does_not_go_to_a_trente_et_quarante_table(cast, verified, shift):
-    with pytest.raises(Exception, match="plays with a Sixain"):
+    with pytest.raises(Exception, match="plays with a sixain"):
         pack_open(actor=cast.chef, pack_id=verified("single").pk, shift_id=shift.pk)
 
 

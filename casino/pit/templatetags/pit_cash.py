@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from django import template
-from django.utils.formats import number_format
 from django.utils.safestring import SafeString
 
+from casino import shown
 from casino.floor.selectors import card_html
 
 register = template.Library()
@@ -17,9 +16,7 @@ register = template.Library()
 @register.filter
 def money(minor: int | None) -> str:
     """Minor units as the room reads them, in the page's language: 12 345,00 or 12,345.00."""
-    if minor is None:
-        return "–"
-    return number_format(Decimal(minor) / 100, 2, use_l10n=True, force_grouping=True)
+    return shown.money(minor)
 
 
 @register.filter

@@ -1,14 +1,19 @@
 """Play realistic séances through the same services as the table terminals.
 
-``python manage.py simulate --tables 2 --hours 1 --seed 7``: each table's séance is opened with its
-float counted and countersigned, its game's simulator plays it (Trente-et-Quarante's:
-``casino/floor/play/trente_et_quarante/simulator.py``), a round taking about a minute at a real
-table, and it closes with its closing count certified (so it balances: a variance is for real
-rooms).
+``python manage.py simulate --tables 2 --hours 1 --seed 7``: the demo's crew (``chef``,
+``tailleur``, ``croupier``) plays a séance at each table in turn, about thirty coups an hour
+(``casino/simulation/seance.py`` says what happens in one; the last sixain stays at the table
+in play, its talon uncounted). With ``--start``, a past moment such
+as ``2026-03-01T14:00+01:00``, the acts are recorded on a simulated clock from that moment, each
+at the time it would take at a real table, so hours of play take seconds; the stretch must begin
+after the last recorded act and end before now. Without it the acts bear the real time.
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
+import itertools
 import random
 from typing import Any
 
@@ -16,31 +21,22 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 
 from casino import clock
-from casino.floor.models import PostedReglement, Shift, Table
-from casino.floor.registry import game_module
-from casino.floor.services import (
-    count_countersign,
-    count_record,
-    reglement_load_presets,
-    rundown,
-    shift_close,
-    shift_open,
-    table_create,
-)
+from casino.clock import ClockError
+from casino.floor.models import Coup
+from casino.floor.services import reglement_load_presets
+from casino.simulation.seance import Crew, House, seance, table_for
+from casino.simulation.timeline import play_together, simulated_stretch
 
-COUPS_PER_HOUR = 60
-FLOAT = {"10000": 40, "2500": 40, "500": 100}
-DENOMINATIONS = (10000, 2500, 500, 100, 50, 10, 5, 1)
+COUPS_PER_HOUR = 30  # a coup takes about two minutes (casino/simulation/pace.py)
+STAFF = ("directeur", "chef", "tailleur", "croupier", "caissier", "commissaire")
 
 
-def chips_for(total: int) -> dict[str, int]:
-    """The chips a counting croupier finds for ``total``, largest denominations first."""
-    if total < 0:
-        raise CommandError(f"a table cannot hold {total}: the bank needed a fill")
-    chips = {}
-    for value in DENOMINATIONS:
-        chips[str(value)], total = divmod(total, value)
-    return {value: number for value, number in chips.items() if number}
+def moment(text: str) -> dt.datetime:
+    """An ISO date and time with its offset, as ``--start`` takes it."""
+    at = dt.datetime.fromisoformat(text)
+    if at.tzinfo is None:
+        raise ValueError(f"{text!r} has no offset (+01:00, Z)")
+    return at
 
 
 class Command(BaseCommand):
@@ -48,66 +44,49 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--tables", type=int, default=1)
-        parser.add_argument("--hours", type=float, default=1.0)
+        parser.add_argument("--hours", type=float, default=1.0, help="of play at each table")
         parser.add_argument("--seed", type=int, default=1854)
-        parser.add_argument("--stakes", type=int, default=5, help="stakes per coup")
+        parser.add_argument("--stakes", type=int, default=5, help="stakes per coup, at most")
+        parser.add_argument(
+            "--start", type=moment, help="a past moment to record from, on a simulated clock"
+        )
 
     def handle(
-        self, *args: Any, tables: int, hours: float, seed: int, stakes: int, **options: Any
+        self,
+        *args: Any,
+        tables: int,
+        hours: float,
+        seed: int,
+        stakes: int,
+        start: dt.datetime | None = None,
+        **options: Any,
     ) -> None:
-        staff = {
-            u.username: u
-            for u in User.objects.filter(
-                username__in=[
-                    "directeur",
-                    "chef",
-                    "tailleur",
-                    "croupier",
-                    "caissier",
-                    "commissaire",
-                ]
-            )
-        }
-        missing = {"directeur", "chef", "tailleur", "croupier", "caissier", "commissaire"} - set(
-            staff
-        )
+        staff = {u.username: u for u in User.objects.filter(username__in=STAFF)}
+        missing = set(STAFF) - set(staff)
         if missing:
             raise CommandError(f"the demo staff is missing {sorted(missing)}: run demo_seed")
+        house = House(staff["directeur"], staff["caissier"], staff["commissaire"])
+        crew = Crew(staff["chef"], staff["tailleur"], staff["croupier"])
         rng = random.Random(seed)
-        reglement_load_presets(actor=staff["commissaire"], effective_from=clock.now().date())
-        played = 0
-        for number in range(1, tables + 1):
-            shift = self._shift(staff, number)
-            game = game_module(shift.table.game)
-            played += game.simulate(staff, shift, rng, int(hours * COUPS_PER_HOUR), stakes)
-            closing = self._count(staff, shift.table, "closing", chips_for(rundown(shift).expected))
-            shift_close(actor=staff["chef"], shift=shift, count_id=closing.pk)
-        self.stdout.write(f"simulated {played} coups on {tables} table(s)")
-
-    def _shift(self, staff: dict[str, User], number: int) -> Shift:
-        table = Table.objects.filter(number=number).first()
-        if table is None:
-            posted = PostedReglement.objects.filter(name="trente-et-quarante-modern").first()
-            assert posted is not None
-            table = table_create(
-                actor=staff["directeur"],
-                number=number,
-                game="trente-et-quarante",
-                reglement_id=posted.pk,
-                min_stake=500,
-                max_stake=600_000,
-            )
-        open_shift = Shift.objects.filter(table=table, closed_at__isnull=True).first()
-        return open_shift or shift_open(
-            actor=staff["chef"],
-            table=table,
-            count_id=self._count(staff, table, "opening", FLOAT).pk,
-            tailleur=staff["tailleur"],
-            croupiers=[staff["croupier"]],
-        )
-
-    def _count(self, staff: dict[str, User], table: Table, moment: str, chips: Any) -> Any:
-        """The croupier counts, the director countersigns: two acts of two people."""
-        count = count_record(actor=staff["croupier"], table_id=table.pk, moment=moment, chips=chips)
-        count_countersign(actor=staff["directeur"], count_id=count.pk)
-        return count
+        before = Coup.objects.count()
+        try:
+            stretch = simulated_stretch(start) if start else contextlib.nullcontext()
+            with stretch:
+                reglement_load_presets(actor=house.commissaire, effective_from=clock.now().date())
+                # One crew: one table after the other.
+                plays = (
+                    seance(
+                        table_for(house, number),
+                        crew,
+                        house,
+                        rng,
+                        coups=int(hours * COUPS_PER_HOUR),
+                        stakes_per_coup=stakes,
+                        count_back_at_close=False,
+                    )
+                    for number in range(1, tables + 1)
+                )
+                play_together([(clock.now(), itertools.chain.from_iterable(plays))])
+        except ClockError as error:
+            raise CommandError(str(error)) from error
+        self.stdout.write(f"simulated {Coup.objects.count() - before} coups on {tables} table(s)")

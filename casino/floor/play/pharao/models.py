@@ -30,30 +30,55 @@ class Taille(models.Model):
     """One taille at a Pharao table: a single pack shuffled and cut, its bottom card shown and
     recorded, then 26 draws; under the règlement version and limits of its séance."""
 
-    shift = models.ForeignKey("floor.Shift", on_delete=models.PROTECT, related_name="tailles")
-    pack = models.ForeignKey("shoes.Pack", on_delete=models.PROTECT, related_name="tailles")
+    shift = models.ForeignKey(
+        "floor.Shift", on_delete=models.PROTECT, related_name="tailles", verbose_name=_("séance")
+    )
+    pack = models.ForeignKey(
+        "shoes.Pack",
+        on_delete=models.PROTECT,
+        related_name="tailles",
+        verbose_name=_("jeu de cartes"),
+    )
     pack_taille = models.PositiveSmallIntegerField(
-        help_text="which taille of the pack: one per cut (shoes' CardLaid.taille)"
+        help_text=_("quelle taille du jeu : une par coupe"), verbose_name=_("taille du jeu")
     )
-    number = models.PositiveIntegerField(help_text="within the séance")
+    number = models.PositiveIntegerField(help_text=_("dans la séance"), verbose_name=_("numéro"))
     reglement = models.ForeignKey(
-        "floor.PostedReglement", on_delete=models.PROTECT, related_name="+"
+        "floor.PostedReglement",
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("règlement"),
     )
-    min_stake = models.PositiveIntegerField(help_text="minor units")
-    max_stake = models.PositiveIntegerField(help_text="minor units")
-    bottom_card = models.CharField(max_length=2, help_text="shown before the first draw")
-    opened_at = models.DateTimeField()
+    min_stake = models.PositiveIntegerField(
+        help_text=_("en centimes"), verbose_name=_("mise minimum")
+    )
+    max_stake = models.PositiveIntegerField(
+        help_text=_("en centimes"), verbose_name=_("mise maximum")
+    )
+    bottom_card = models.CharField(
+        max_length=2,
+        help_text=_("montrée avant le premier tirage"),
+        verbose_name=_("carte du dessous"),
+    )
+    opened_at = models.DateTimeField(verbose_name=_("ouverte le"))
     opened_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("ouverte par"),
     )
     phase = models.CharField(
-        max_length=10, choices=TaillePhase.choices, default=TaillePhase.DEALING
+        max_length=10,
+        choices=TaillePhase.choices,
+        default=TaillePhase.DEALING,
+        verbose_name=_("phase"),
     )
 
     class Meta:
         app_label = "floor"
         ordering = ["opened_at", "id"]
         verbose_name = _("taille")
+        verbose_name_plural = _("tailles")
         constraints = [
             # A séance closes only when no taille is in progress and a table has one séance open,
             # so this is "one taille at a time at a table".
@@ -83,17 +108,33 @@ class Taille(models.Model):
 class PharaoStake(models.Model):
     """A stake on a rank, placed by a croupier for a patron or a seat before draw ``draw``."""
 
-    taille = models.ForeignKey(Taille, on_delete=models.PROTECT, related_name="stakes")
-    ref = models.CharField(max_length=60, help_text="the terminal's reference of the stake")
-    holder = models.ForeignKey(
-        "floor.Account", on_delete=models.PROTECT, related_name="pharao_stakes"
+    taille = models.ForeignKey(
+        Taille, on_delete=models.PROTECT, related_name="stakes", verbose_name=_("taille")
     )
-    rank = models.CharField(max_length=1, choices=RANKS)
-    amount = models.BigIntegerField(help_text="the original stake, minor units")
-    draw = models.PositiveSmallIntegerField(help_text="it stands from this draw on")
-    placed_at = models.DateTimeField()
+    ref = models.CharField(
+        max_length=60,
+        help_text=_("la référence de la mise au terminal"),
+        verbose_name=_("référence"),
+    )
+    holder = models.ForeignKey(
+        "floor.Account",
+        on_delete=models.PROTECT,
+        related_name="pharao_stakes",
+        verbose_name=_("joueur ou place"),
+    )
+    rank = models.CharField(max_length=1, choices=RANKS, verbose_name=_("rang"))
+    amount = models.BigIntegerField(
+        help_text=_("la mise d'origine, en centimes"), verbose_name=_("montant")
+    )
+    draw = models.PositiveSmallIntegerField(
+        help_text=_("elle tient à partir de ce tirage"), verbose_name=_("tirage")
+    )
+    placed_at = models.DateTimeField(verbose_name=_("posée le"))
     placed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("posée par"),
     )
 
     class Meta:
@@ -131,14 +172,30 @@ class PharaoApproval(models.Model):
     """The chef de partie's approval, in his own act, of a reduction or a withdrawal of a stake he
     did not record: it holds for that stake until draw ``draw`` begins, for one act."""
 
-    stake = models.ForeignKey(PharaoStake, on_delete=models.PROTECT, related_name="approvals")
-    act = models.CharField(max_length=10, choices=[(a, StakeAct(a).label) for a in APPROVED])
-    amount = models.BigIntegerField(null=True, blank=True, help_text="what a reduction takes off")
-    draw = models.PositiveSmallIntegerField(help_text="the draw it comes before")
-    approved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    stake = models.ForeignKey(
+        PharaoStake, on_delete=models.PROTECT, related_name="approvals", verbose_name=_("mise")
     )
-    at = models.DateTimeField()
+    act = models.CharField(
+        max_length=10,
+        choices=[(a, StakeAct(a).label) for a in APPROVED],
+        verbose_name=_("acte"),
+    )
+    amount = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text=_("ce qu'une réduction retire"),
+        verbose_name=_("montant"),
+    )
+    draw = models.PositiveSmallIntegerField(
+        help_text=_("le tirage qu'elle précède"), verbose_name=_("tirage")
+    )
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("approuvée par"),
+    )
+    at = models.DateTimeField(verbose_name=_("date"))
 
     class Meta:
         app_label = "floor"
@@ -181,18 +238,34 @@ class PharaoStakeAct(models.Model):
     winnings a mark lets ride), ``returned`` what it gave back; ``mark`` the stake's mark after it
     (the one it had, when the act ended it)."""
 
-    stake = models.ForeignKey(PharaoStake, on_delete=models.PROTECT, related_name="acts")
-    act = models.CharField(max_length=10, choices=StakeAct.choices)
-    amount = models.BigIntegerField(null=True, blank=True, help_text="a reduction's or a raise's")
-    draw = models.PositiveSmallIntegerField(help_text="the draw it comes before")
-    approval = models.OneToOneField(
-        PharaoApproval, null=True, blank=True, on_delete=models.PROTECT, related_name="used_by"
+    stake = models.ForeignKey(
+        PharaoStake, on_delete=models.PROTECT, related_name="acts", verbose_name=_("mise")
     )
-    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    at = models.DateTimeField()
-    mark = models.CharField(max_length=12, blank=True)
-    put = models.BigIntegerField(default=0)
-    returned = models.BigIntegerField(default=0)
+    act = models.CharField(max_length=10, choices=StakeAct.choices, verbose_name=_("acte"))
+    amount = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text=_("d'une réduction ou d'une augmentation"),
+        verbose_name=_("montant"),
+    )
+    draw = models.PositiveSmallIntegerField(
+        help_text=_("le tirage qu'il précède"), verbose_name=_("tirage")
+    )
+    approval = models.OneToOneField(
+        PharaoApproval,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="used_by",
+        verbose_name=_("approbation"),
+    )
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("par")
+    )
+    at = models.DateTimeField(verbose_name=_("date"))
+    mark = models.CharField(max_length=12, blank=True, verbose_name=_("marque"))
+    put = models.BigIntegerField(default=0, verbose_name=_("mis sur la carte"))
+    returned = models.BigIntegerField(default=0, verbose_name=_("rendu"))
 
     class Meta:
         app_label = "floor"
@@ -243,20 +316,26 @@ class PharaoDraw(models.Model):
     """One draw (Abzug) as dealt: the bank's card left, the players' card right, and whether it
     was a plié; settled by the engine when its second card was laid."""
 
-    taille = models.ForeignKey(Taille, on_delete=models.PROTECT, related_name="draws")
-    number = models.PositiveSmallIntegerField()
-    bank_card = models.CharField(max_length=2)
-    players_card = models.CharField(max_length=2)
-    plie = models.BooleanField()
-    settled_at = models.DateTimeField()
+    taille = models.ForeignKey(
+        Taille, on_delete=models.PROTECT, related_name="draws", verbose_name=_("taille")
+    )
+    number = models.PositiveSmallIntegerField(verbose_name=_("numéro"))
+    bank_card = models.CharField(max_length=2, verbose_name=_("carte de la banque (gauche)"))
+    players_card = models.CharField(max_length=2, verbose_name=_("carte des joueurs (droite)"))
+    plie = models.BooleanField(verbose_name=_("plié"))
+    settled_at = models.DateTimeField(verbose_name=_("réglé le"))
     settled_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("réglé par"),
     )
 
     class Meta:
         app_label = "floor"
         ordering = ["taille", "number"]
         verbose_name = _("tirage")
+        verbose_name_plural = _("tirages")
         constraints = [
             models.UniqueConstraint(fields=["taille", "number"], name="one_draw_per_number"),
             models.CheckConstraint(
@@ -273,16 +352,25 @@ class PharaoSettlement(models.Model):
     """What a draw did to one stake (won, lost, plié, dead), or, with no draw, its return when the
     taille ended; ``mark`` is the stake's mark when settled."""
 
-    taille = models.ForeignKey(Taille, on_delete=models.PROTECT, related_name="settlements")
-    draw = models.ForeignKey(
-        PharaoDraw, null=True, blank=True, on_delete=models.PROTECT, related_name="settlements"
+    taille = models.ForeignKey(
+        Taille, on_delete=models.PROTECT, related_name="settlements", verbose_name=_("taille")
     )
-    stake = models.ForeignKey(PharaoStake, on_delete=models.PROTECT, related_name="settlements")
-    outcome = models.CharField(max_length=10)
-    paid = models.BigIntegerField(default=0)
-    returned = models.BigIntegerField(default=0)
-    to_bank = models.BigIntegerField(default=0)
-    mark = models.CharField(max_length=12)
+    draw = models.ForeignKey(
+        PharaoDraw,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="settlements",
+        verbose_name=_("tirage"),
+    )
+    stake = models.ForeignKey(
+        PharaoStake, on_delete=models.PROTECT, related_name="settlements", verbose_name=_("mise")
+    )
+    outcome = models.CharField(max_length=10, verbose_name=_("issue"))
+    paid = models.BigIntegerField(default=0, verbose_name=_("payé"))
+    returned = models.BigIntegerField(default=0, verbose_name=_("rendu"))
+    to_bank = models.BigIntegerField(default=0, verbose_name=_("à la banque"))
+    mark = models.CharField(max_length=12, verbose_name=_("marque"))
 
     class Meta:
         app_label = "floor"

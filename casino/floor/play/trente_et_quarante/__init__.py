@@ -1,2 +1,2 @@
 """Trente-et-Quarante at the table: coups act by act (``coups.py``), their records, reads, API,
-admin pages and simulator; ``module.py`` answers what the floor core asks of the game."""
+and admin pages; ``module.py`` answers what the floor core asks of the game."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -57,13 +56,6 @@ class TrenteEtQuarante(GameModule):
 
     def rounds_played(self, shift: Any) -> int:
         return int(shift.coups.filter(phase="settled").count())
-
-    def simulate(
-        self, staff: dict[str, Any], shift: Any, rng: random.Random, rounds: int, stakes: int
-    ) -> int:
-        from casino.floor.play.trente_et_quarante.simulator import play
-
-        return play(staff, shift, rng, rounds, stakes)
 
 
 MODULE = TrenteEtQuarante()

@@ -1,0 +1,194 @@
+"""The demo's day: yesterday in the house, recorded in seconds on a simulated clock, and this
+morning's séance left open at table 1 for whoever tries the table page.
+
+Yesterday (the house's time zone): the règlements are posted at 10:00 and the tables set up;
+the cage receives the day's delivery of sealed sixains at 11:00 and stores them; from 13:00 the
+commissioner reads their seals (one is read wrong: the pack is rejected, an anomaly waits for
+review) and signs the register page of the day. Table 1 opens about 14:00, table 2 an hour later
+with a second crew, and table 3 in the evening with the first crew after its break: hours of
+coups a couple of minutes apart, fills when a bank runs low, new sixains when the cards pass.
+After the closings a patron's complaint is put under review and the commissioner, on his round,
+witnesses the destruction of the sixains counted back and writes his visit in the police
+register. This morning, minutes before now, the first crew opens table 1 again: the float
+countersigned, a sixain shuffled and cut, the first coup left to play.
+
+Everything lies before the moment the demo starts, so whatever the real clock records later (the
+worker's reports, a person's first act) comes after it in the audit chain.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from dataclasses import dataclass
+
+from django.utils import timezone
+
+from casino import clock
+from casino.clock import ClockError, ManualClock
+from casino.disputes.services import dispute_raise, dispute_review
+from casino.floor.models import Settlement, Table
+from casino.floor.services import reglement_load_presets
+from casino.police.services import observation_record
+from casino.simulation import pace
+from casino.simulation.seance import Crew, House, seance, table_for
+from casino.simulation.timeline import Play, play_together
+from shoes import services as packs
+from shoes.models import Pack, PackKind, PackState
+
+DELIVERY = 12  # sixains: the day's tailles, this morning's, and some left in store
+MISREAD = 3  # the commissioner reads this one's seal wrong
+SEAL_MISREAD_AS = "RF-2026-0030"
+
+
+@dataclass(frozen=True)
+class Seances:
+    """How many coups each séance of the day plays (about thirty an hour)."""
+
+    table_1: int = 70
+    table_2: int = 75
+    table_3: int = 25
+
+
+def yesterday_at(hour: int, minute: int = 0) -> dt.datetime:
+    """That time yesterday, in the house's time zone (the real clock's yesterday)."""
+    day = timezone.localdate(clock.wall()) - dt.timedelta(days=1)
+    return timezone.make_aware(dt.datetime.combine(day, dt.time(hour, minute)))
+
+
+def _at(manual: ManualClock, hour: int, minute: int = 0) -> None:
+    """Move on to that time of the simulated day, unless the day already runs later."""
+    day = timezone.localdate(manual.peek())
+    moment = timezone.make_aware(dt.datetime.combine(day, dt.time(hour, minute)))
+    if moment > manual.peek():
+        manual.move_to(moment)
+
+
+def record_the_day(
+    *, house: House, crews: tuple[Crew, Crew], rng: random.Random, seances: Seances = Seances()
+) -> None:
+    """The day, from a manual clock standing on yesterday's morning (``yesterday_at(9)``,
+    after the accounts were opened), to this morning's open séance."""
+    manual = clock.simulated()
+    if manual is None or manual.until is None:
+        raise ClockError("the demo's day is recorded on a simulated clock that stops at now")
+    first, second = crews
+    _at(manual, 10)
+    reglement_load_presets(actor=house.commissaire, effective_from=clock.now().date())
+    _at(manual, 10, 30)
+    tables = []
+    for number in (1, 2, 3):
+        tables.append(table_for(house, number))
+        pace.let_pass(rng, pace.DESK)
+    _at(manual, 11)
+    _card_room_morning(house, rng)
+    _at(manual, 13)
+    _seals_read(house, rng)
+    start = manual.peek()
+    play_together(
+        [
+            (start, _two_seances(first, house, rng, tables[0], tables[2], seances)),
+            (
+                start + dt.timedelta(hours=1, minutes=20),
+                seance(tables[1], second, house, rng, coups=seances.table_2),
+            ),
+        ]
+    )
+    pace.let_pass(rng, pace.BREAK)
+    _complaint(first)
+    pace.let_pass(rng, pace.BREAK)
+    _commissioners_round(house, rng)
+    # This morning: the first crew opens table 1 again, about twenty minutes before now.
+    morning = manual.until - dt.timedelta(minutes=25)
+    if morning > manual.peek():
+        manual.move_to(morning)
+    play_together([(manual.peek(), seance(tables[0], first, house, rng, coups=0, close=False))])
+
+
+def _two_seances(
+    crew: Crew,
+    house: House,
+    rng: random.Random,
+    afternoon: Table,
+    evening: Table,
+    seances: Seances,
+) -> Play:
+    """The first crew's day: table 1 in the afternoon, a break, table 3 in the evening."""
+    yield from seance(afternoon, crew, house, rng, coups=seances.table_1)
+    yield pace.pause(rng, pace.BREAK)
+    yield from seance(evening, crew, house, rng, coups=seances.table_3)
+
+
+def _card_room_morning(house: House, rng: random.Random) -> None:
+    """The delivery entered in the register at once, then each sixain put in the store."""
+    delivered = packs.delivery_receive(
+        actor=house.caissier,
+        kind=PackKind.SIXAIN,
+        maker="Grimaud",
+        sealing_authority="Préfecture de police",
+        store_location="coffre A",
+        packs=[
+            {"seal_number": f"RF-2026-{n:04d}", "maker_pack_numbers": f"G-{n}01..{n}06"}
+            for n in range(1, DELIVERY + 1)
+        ],
+    )
+    for pack in delivered:
+        pace.let_pass(rng, pace.STORE)
+        packs.pack_store(actor=house.caissier, pack_id=pack.pk)
+
+
+def _seals_read(house: House, rng: random.Random) -> None:
+    """The commissioner reads every seal in the store before the openings, then signs the
+    register page of the day."""
+    for n, pack in enumerate(Pack.objects.filter(state=PackState.IN_STORE).order_by("id"), 1):
+        pace.let_pass(rng, pace.SEAL)
+        packs.seal_verify(
+            actor=house.commissaire,
+            pack_id=pack.pk,
+            seal_number_read=SEAL_MISREAD_AS if n == MISREAD else pack.seal_number,
+            verdict="intact",
+        )
+    pace.let_pass(rng, pace.DESK)
+    packs.register_visa(
+        actor=house.commissaire,
+        day=timezone.localdate(clock.now()),
+        remarks="Registre vu, scellés contrôlés.",
+    )
+
+
+def _complaint(crew: Crew) -> None:
+    """A patron contests a lost stake; the chef de partie has it under review."""
+    lost = (
+        Settlement.objects.filter(outcome="lost", stake__coup__shift__table__number=1)
+        .select_related("stake")
+        .first()
+    )
+    if lost is None:
+        return
+    dispute = dispute_raise(
+        actor=crew.croupier,
+        subject="stake",
+        subject_id=lost.stake_id,
+        claim="the patron says the plaque was on the other colour",
+        on_behalf_of=lost.stake.holder.name,
+        statement="J'avais misé avant la première carte, sur l'autre couleur.",
+    )
+    clock.elapse(dt.timedelta(minutes=20))
+    dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="patron heard")
+
+
+def _commissioners_round(house: House, rng: random.Random) -> None:
+    """The sixains counted back are destroyed before the commissioner; his visit goes in the
+    police register, with an injunction the director must follow up."""
+    arrived = clock.now()
+    for pack in Pack.objects.filter(state=PackState.RETIRED).order_by("id"):
+        pace.let_pass(rng, pace.SEAL)
+        packs.pack_destroy(actor=house.commissaire, pack_id=pack.pk, remarks="détruit au broyeur")
+    pace.let_pass(rng, pace.DESK)
+    observation_record(
+        actor=house.commissaire,
+        visited_at=arrived,
+        checks="seals of the sixains in store; règlement posted at the three tables; "
+        "destruction of the sixains of the day",
+        injunctions="post the règlement at the cage as well",
+    )

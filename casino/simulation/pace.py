@@ -1,0 +1,53 @@
+"""How long the acts of a real table take: the time a simulation lets pass before each one.
+
+At a Trente-et-Quarante table a coup takes about two minutes: the stakes (faites vos jeux, le jeu
+est fait), some eleven cards laid one by one, the announcement and the payments. Custody acts
+take longer: six packs are shuffled by hand, the talon is counted card by card. Ranges in
+seconds; a seeded draw picks within them, so the same seed gives the same day.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from typing import NamedTuple
+
+from casino import clock
+
+
+class Takes(NamedTuple):
+    """Seconds an act takes: at least, at most."""
+
+    least: float
+    most: float
+
+
+BETWEEN_COUPS = Takes(5, 25)
+FAITES_VOS_JEUX = Takes(10, 30)  # until the first stake
+STAKE = Takes(3, 12)
+LE_JEU_EST_FAIT = Takes(3, 10)
+CARD = Takes(2, 4)
+SETTLEMENT = Takes(15, 40)
+FLOAT_COUNT = Takes(300, 600)  # the croupier counts the float by denomination
+COUNTERSIGN = Takes(60, 240)  # the director comes to the table
+OPEN_SEANCE = Takes(60, 180)
+FETCH_PACK = Takes(120, 300)  # the sixain comes from the store
+SHUFFLE = Takes(90, 180)  # six packs mixed by hand
+CUT = Takes(20, 60)
+TALON_COUNT = Takes(180, 360)  # the undealt cards, counted one by one
+RETIRE = Takes(180, 420)  # every card of the sixain counted back
+FILL = Takes(180, 480)  # the runner goes to the cage and back
+STORE = Takes(60, 180)  # a sixain entered, or put in the store
+SEAL = Takes(90, 240)  # the commissioner reads a seal, witnesses a destruction
+DESK = Takes(120, 420)  # an account opened, a règlement posted, a register signed
+BREAK = Takes(900, 1800)  # the crew rests between two séances
+
+
+def pause(rng: random.Random, takes: Takes) -> dt.timedelta:
+    """The time an act that ``takes`` so long takes this time."""
+    return dt.timedelta(seconds=rng.uniform(*takes))
+
+
+def let_pass(rng: random.Random, takes: Takes) -> None:
+    """Let an act's time pass on the clock (nothing on the real clock: it moves by itself)."""
+    clock.elapse(pause(rng, takes))

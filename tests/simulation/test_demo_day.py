@@ -1,0 +1,148 @@
+"""The demo's day: hours of play recorded on a simulated clock, every stamp inside the day, the
+audit chain in order of time, and the real clock's acts after it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import random
+from collections import defaultdict
+
+import pytest
+from django.apps import apps
+from django.contrib.auth.models import User
+from django.db import models
+from django.utils import timezone
+
+from audit.chain import verify_chain
+from audit.models import AuditEvent
+from casino.floor.models import CashTransfer, Coup, Duty, FloatCount, Shift
+from casino.people.management.commands.demo_seed import SEED
+from casino.people.management.commands.demo_seed import Command as DemoSeed
+from casino.reports.services import registers_due
+from casino.simulation.day import Seances, record_the_day, yesterday_at
+from casino.simulation.seance import Crew, House
+from casino.simulation.timeline import simulated_stretch
+from shoes.models import Pack, PackEvent, PackState, RegisterVisa, SealVerification
+
+# Stamped by the real clock on purpose: django-otp stamps its devices itself, and a TOTP code is
+# checked against the world's time anyway.
+WALL_CLOCK = {("otp_totp", "totpdevice", "created_at"), ("otp_totp", "totpdevice", "last_used_at")}
+# Deadlines: computed from the simulated time, they lie after it.
+DEADLINES = {
+    ("people", "setupcode", "expires_at"),
+    ("people", "apitoken", "expires_at"),
+    ("police", "observation", "follow_up_due"),
+}
+
+
+def stamps() -> dict[str, list[dt.datetime]]:
+    """Every date and time stored in the database, by ``app.model.field``."""
+    found: dict[str, list[dt.datetime]] = {}
+    for model in apps.get_models():
+        meta = model._meta
+        for field in meta.get_fields():
+            if not isinstance(field, models.DateTimeField):
+                continue
+            key = (meta.app_label, meta.model_name, field.name)
+            if key in WALL_CLOCK or key in DEADLINES:
+                continue
+            values = model.objects.exclude(**{field.name: None}).values_list(field.name, flat=True)
+            if values:
+                found[".".join(key)] = list(values)
+    return found
+
+
+@pytest.fixture
+def the_day(db, settings, tmp_path):
+    """The demo's people and a shorter day (the same acts, fewer coups), on a simulated clock
+    from yesterday 09:00 that stops at the moment the test began."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.VAR_DIR = tmp_path
+    rng = random.Random(SEED)
+    with simulated_stretch(yesterday_at(9)) as manual:
+        DemoSeed()._staff(rng)
+        people = {u.username: u for u in User.objects.all()}
+        record_the_day(
+            house=House(people["directeur"], people["caissier"], people["commissaire"]),
+            crews=(
+                Crew(people["chef"], people["tailleur"], people["croupier"]),
+                Crew(people["chef2"], people["tailleur2"], people["croupier2"]),
+            ),
+            rng=rng,
+            seances=Seances(table_1=30, table_2=35, table_3=10),
+        )
+    assert manual.until is not None
+    return yesterday_at(9), manual.until, stamps()
+
+
+def local(moment: dt.datetime) -> dt.datetime:
+    return timezone.localtime(moment)
+
+
+def test_every_stamp_lies_inside_the_day_and_the_real_clocks_acts_come_after(the_day):
+    start, until, found = the_day
+    assert {"audit.auditevent.at", "floor.coup.opened_at", "shoes.cardlaid.at"} <= set(found)
+    assert "auth.user.date_joined" in found  # the accounts were opened that morning too
+    outside = {key: [v for v in values if not start <= v <= until] for key, values in found.items()}
+    assert {key: values for key, values in outside.items() if values} == {}
+
+    day_end = AuditEvent.objects.order_by("-seq").first()
+    registers_due()  # on the real clock, as the beat asks
+    times = list(AuditEvent.objects.order_by("seq").values_list("at", flat=True))
+    assert times == sorted(times)
+    after = AuditEvent.objects.filter(seq__gt=day_end.seq)
+    assert after.exists()
+    assert all(e.at > until for e in after)
+    assert verify_chain().ok
+
+
+def test_the_coups_are_minutes_apart_over_hours_in_a_day_in_order(the_day):
+    start, until, _found = the_day
+    the_day_runs_in_the_order_of_a_real_house(start, until)
+    yesterday = start.date()
+    by_table = defaultdict(list)
+    for coup in Coup.objects.select_related("shift__table").order_by("opened_at"):
+        if local(coup.opened_at).date() == yesterday:
+            by_table[coup.shift.table.number].append(coup.opened_at)
+    assert sorted(by_table) == [1, 2, 3]
+    played = sorted(at for times in by_table.values() for at in times)
+    assert played[-1] - played[0] > dt.timedelta(hours=2, minutes=30)
+    minutes = {local(at).replace(second=0, microsecond=0) for at in played}
+    assert len(minutes) > 0.9 * len(played)  # tables side by side may share a minute, rarely
+    for times in by_table.values():
+        gaps = [b - a for a, b in itertools.pairwise(times)]
+        assert min(gaps) > dt.timedelta(seconds=45)  # stakes, eleven cards, the payments
+        assert sorted(gaps)[len(gaps) // 2] < dt.timedelta(minutes=4)
+        assert max(gaps) < dt.timedelta(minutes=40)  # the longest: a new sixain, or a fill
+
+
+def the_day_runs_in_the_order_of_a_real_house(start: dt.datetime, until: dt.datetime) -> None:
+    seances = list(Shift.objects.select_related("table").order_by("opened_at"))
+    yesterday = [s for s in seances if local(s.opened_at).date() == start.date()]
+    assert [s.table.number for s in yesterday] == [1, 2, 3]
+    assert yesterday[1].opened_at - yesterday[0].opened_at > dt.timedelta(minutes=45)
+    assert yesterday[2].opened_at > yesterday[0].closed_at  # the first crew, after its break
+    first_opening = yesterday[0].opened_at
+    assert all(v.at < first_opening for v in SealVerification.objects.all())
+    assert SealVerification.objects.filter(verdict="mismatch").count() == 1
+    visa = RegisterVisa.objects.get()
+    assert visa.day == start.date()
+    assert visa.at < first_opening
+    for seance in yesterday:
+        last_coup = seance.coups.order_by("-opened_at").first()
+        closing = FloatCount.objects.get(shift=seance, moment="closing")
+        assert last_coup.opened_at < closing.at < seance.closed_at
+    assert CashTransfer.objects.filter(kind="fill").exists()  # a bank ran low
+    passed = PackEvent.objects.filter(kind=PackEvent.Kind.PASSED)
+    assert passed.count() > len(yesterday)  # sixains passed mid-séance, not only at closings
+    destroyed = PackEvent.objects.filter(kind=PackEvent.Kind.DESTROYED)
+    assert destroyed.count() == Pack.objects.filter(state=PackState.DESTROYED).count() > 0
+    assert min(e.at for e in destroyed) > max(s.closed_at for s in yesterday)
+    # This morning, minutes before now: table 1 open again, the cards cut, no coup yet.
+    today = seances[-1]
+    assert (today.table.number, today.closed_at, today.coups.count()) == (1, None, 0)
+    assert until - dt.timedelta(minutes=30) < today.opened_at < until
+    assert Duty.objects.filter(shift=today, person__username="tailleur", end=None).exists()
+    assert Pack.objects.filter(state=PackState.IN_PLAY).count() == 1
+    assert Pack.objects.filter(state=PackState.VERIFIED).exists()  # some left in store
