@@ -51,3 +51,10 @@ class Conflict(DomainError):
 
     code = "conflict"
     http_status = 409
+
+
+class WrongGame(DomainError):
+    """The act belongs to another game than the table's: a coup at a Pharao table, a taille at a
+    Trente-et-Quarante table."""
+
+    code = "wrong_game"

@@ -241,6 +241,8 @@ SPECTACULAR_SETTINGS = {
         "CountMomentEnum": "casino.floor.models.FloatCount.Moment",
         "DutyPostEnum": "casino.floor.models.Duty.Post",
         "CoupPhaseEnum": "casino.floor.models.CoupPhase",
+        "TaillePhaseEnum": "casino.floor.play.pharao.models.TaillePhase",
+        "PharaoSideEnum": ["bank", "players"],
         "ReportKindEnum": "casino.reports.models.Report.Kind",
         "SeverityEnum": "audit.models.Severity",
         "SealVerdictEnum": "shoes.models.SealVerification.Verdict",

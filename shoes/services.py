@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from django.db import transaction
@@ -20,7 +21,8 @@ from audit.models import Severity
 from audit.services import anomaly_raise
 from casino import clock, shown
 from casino.errors import Conflict, DomainError, NotFound
-from casino.floor.models import Coup, Duty, Game, Shift, Table
+from casino.floor.models import Duty, Game, Shift, Table
+from casino.floor.registry import game_module
 from casino.floor.services import require_duty_at_table, require_on_duty
 from casino.games.cards import SINGLE_PACK, SIXAIN, Composition, card
 from casino.games.errors import IllegalCard
@@ -51,12 +53,24 @@ from shoes.models import (
 
 CARD_ROOM = (Role.CAISSIER,)  # the cage receives and stores sealed packs
 DEALERS = (Role.TAILLEUR, Role.CROUPIER)
-GAME_PACK = {
-    Game.TRENTE_ET_QUARANTE: PackKind.SIXAIN,
-    Game.PHARAO: PackKind.SINGLE,
-    Game.ALLIANCE: PackKind.SINGLE,
-}
 IN_USE = (PackState.OPENED, PackState.IN_PLAY, PackState.PASSED)
+
+
+class _GamePacks(Mapping[Game, PackKind]):
+    """The kind of pack each game is dealt from, as the game's module says (asked when read: the
+    games' modules import this one)."""
+
+    def __getitem__(self, game: Game) -> PackKind:
+        return PackKind(game_module(Game(game)).pack_kind)
+
+    def __iter__(self) -> Iterator[Game]:
+        return iter(Game)
+
+    def __len__(self) -> int:
+        return len(Game)
+
+
+GAME_PACK = _GamePacks()
 
 
 def composition(pack: Pack) -> Composition:
@@ -160,14 +174,12 @@ def _at_table(pack: Pack, actor: Any, *posts: Duty.Post, act: str) -> Shift:
     return require_duty_at_table(opened_in.table_id, actor, *posts, act=act)
 
 
-def _no_coup_open(pack: Pack, act: str) -> None:
-    """Passing or retiring the cards mid-coup would leave the coup unable to settle."""
-    if Coup.objects.filter(pack=pack).exclude(phase__in=["settled", "cancelled"]).exists():
-        raise IllegalPackState(
-            _("%(act)s : un coup est en cours avec le jeu %(pack)s")
-            % {"act": act, "pack": pack.seal_number},
-            where="state",
-        )
+def _no_round_open(pack: Pack, act: str) -> None:
+    """Passing or retiring the cards mid-round would leave the round unable to go on: the game
+    of the table where the pack was opened says whether one is being played with it."""
+    opened_in = current_shift(pack)
+    if opened_in is not None:
+        game_module(opened_in.table.game).check_pack_free(pack, act=act)
 
 
 @transaction.atomic
@@ -596,12 +608,13 @@ def card_refusal_record(*, actor: Any, pack_id: int, code: str, shift: Shift) ->
 
 
 def card_lay(
-    *, actor: Any, pack_id: int, code: str, coup_id: int, taille: int, shift: Shift
+    *, actor: Any, pack_id: int, code: str, taille: int, shift: Shift, coup_id: int | None = None
 ) -> CardLaid:
-    """Lay the next card from the pack into a coup (the floor's act, which has checked the
-    tailleur's duty and the coup's phase: cards are laid only in a coup, burned cards only at the
-    cut). A card the pack cannot hold in this taille is refused, and the refusal (timeline event
-    and critical ``foreign_card`` anomaly) is committed before the error.
+    """Lay the next card from the pack in a round (the game's act, which has checked the
+    tailleur's duty and the round's phase: cards are laid only in a round, a coup or a Pharao
+    taille, burned cards only at the cut). A card the pack cannot hold in this taille is refused,
+    and the refusal (timeline event and critical ``foreign_card`` anomaly) is committed before the
+    error.
     """
     require_role(actor, Role.TAILLEUR, act=_("poser une carte"))
     code = _card_code(code, "code")
@@ -641,7 +654,7 @@ def cards_pass(
     pack = _lock(pack_id)
     _require_state(pack, PackState.IN_PLAY, PackState.PASSED, act=_("faire passer les cartes"))
     shift = _at_table(pack, actor, Duty.Post.TAILLEUR, act=_("annoncer que les cartes passent"))
-    _no_coup_open(pack, _("faire passer les cartes"))
+    _no_round_open(pack, _("faire passer les cartes"))
     taille = current_taille(pack)
     done = pack.talon_counts.filter(taille=taille).select_related("counted_by").first()
     if done is not None:
@@ -810,7 +823,7 @@ def pack_retire(*, actor: Any, pack_id: int, counted: dict[str, int]) -> Reconci
     require_role(actor, Role.CHEF_DE_PARTIE, act=_("retirer un jeu"))
     pack = _lock(pack_id)
     _require_state(pack, PackState.IN_PLAY, PackState.PASSED, PackState.WITHDRAWN, act=_("retirer"))
-    _no_coup_open(pack, _("retirer"))
+    _no_round_open(pack, _("retirer"))
     # A passed talon whose undealt cards were never recorded may still be retired: this count
     # takes every card back, and a pack must never be stuck at a table for want of a tailleur.
     opened_in = current_shift(pack)

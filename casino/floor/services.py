@@ -37,6 +37,7 @@ from casino.floor.models import (
     TableChange,
     TransferSignature,
 )
+from casino.floor.registry import game_module
 from casino.games.errors import GameError
 from casino.games.reglement import PRESETS, Reglement, reglement
 from casino.i18n import either, game_message
@@ -67,6 +68,15 @@ class NotOnDuty(DomainError):
 
     code = "not_on_duty"
     http_status = 403
+
+
+class LateStake(DomainError):
+    """A change of stake once the round's cards are coming (Trente-et-Quarante: after the first
+    card, RULES.md 1.2.2; Pharao: between a draw's first card and its settlement): refused, and
+    recorded as a ``late_stake`` anomaly."""
+
+    code = "late_stake"
+    recorded = True
 
 
 class InvalidMovement(DomainError):
@@ -192,7 +202,7 @@ def table_create(
         number=number, game=Game(game), reglement=posted, min_stake=min_stake, max_stake=max_stake
     )
     _settings_recorded(table, posted, min_stake, max_stake, actor)
-    for kind in (Account.Kind.LAYOUT, Account.Kind.BANK, Account.Kind.PRISON):
+    for kind in map(Account.Kind, game_module(table.game).accounts):
         Account.objects.create(
             code=f"T{number}:{kind}", kind=kind, table=table, name=f"{table} · {kind}"
         )
@@ -279,6 +289,23 @@ def table_account(table: Table, kind: Account.Kind) -> Account:
 def table_accounts(table: Table) -> dict[str, Account]:
     """The table's layout, bank and prison accounts by kind, in one query."""
     return {a.kind: a for a in Account.objects.filter(table=table).exclude(kind=Account.Kind.SEAT)}
+
+
+def holder_account(table: Table, holder: str) -> Account | None:
+    """Whose stake it is: a patron's account (``patron:<id>``), or the anonymous seat marker at
+    this table (any other 1 to 40 characters), made on first use; None for anything else."""
+    holder = holder.strip()
+    if not holder or len(holder) > 40:
+        return None
+    if holder.startswith("patron:"):
+        code, kind = holder, Account.Kind.PATRON
+    else:
+        code, kind = f"T{table.number}:seat:{holder}", Account.Kind.SEAT
+    account, _created = Account.objects.get_or_create(
+        code=code,
+        defaults={"kind": kind, "table": table if kind == "seat" else None, "name": holder},
+    )
+    return account
 
 
 def house_account(kind: Account.Kind) -> Account:
@@ -921,12 +948,7 @@ def shift_close(*, actor: Any, shift: Shift, count_id: int) -> Rundown:
             _("la séance %(shift)s est déjà fermée") % {"shift": shift.pk}, where="shift"
         )
     require_on_duty(shift, actor, Duty.Post.CHEF_DE_PARTIE, act=_("fermer une séance"))
-    if shift.coups.exclude(phase__in=["settled", "cancelled"]).exists():
-        raise Conflict(
-            _("la séance %(shift)s a un coup en cours : réglez-le ou annulez-le d'abord")
-            % {"shift": shift.pk},
-            where="shift",
-        )
+    game_module(shift.table.game).check_closable(shift)
     if shift.transfers.filter(countersignature__isnull=True).exists():
         raise Conflict(
             _("la séance %(shift)s a un apport ou un retour en attente de sa seconde signature")

@@ -42,11 +42,18 @@ from casino.disputes.services import (
 )
 from casino.floor.coups import coup_close_betting, coup_lay_card, coup_open, stake_place
 from casino.floor.models import Shift, Table
+from casino.floor.play.pharao.tailles import (
+    pharao_approval_give,
+    pharao_stake_place,
+    taille_lay_card,
+    taille_open,
+)
 from casino.floor.services import (
     count_countersign,
     count_record,
     duty_assign,
     shift_close,
+    shift_open,
     transfer_record,
 )
 from casino.games.cards import SIXAIN
@@ -75,6 +82,7 @@ from tests.api.floor_world import (  # noqa: F401 (house and cast are fixtures)
     verified_pack,
 )
 from tests.conftest import FLOAT, lay_in_coups
+from tests.floor.pharao_world import pharao_table, single_pack_in_play
 
 ON, OFF = "on_duty", "off_duty"
 D, C, CHEF, T, CR, CA, COM, INSP, A = (
@@ -114,6 +122,17 @@ AT_TABLE = {
     "coup_card",
     "coup_settle",
     "coup_cancel",
+    *(
+        "taille_open",
+        "taille_card",
+        "pharao_stake_place",
+        "pharao_stake_raise",
+        "pharao_stake_mark",
+        "pharao_stake_collect",
+        "pharao_stake_reduce",
+        "pharao_stake_withdraw",
+        "pharao_approval",
+    ),
 }
 
 # The README's role table as data: who may do each act. Nobody else may: not the superuser (who
@@ -173,6 +192,18 @@ EXPECTED: dict[str, set[tuple[Role, str | None]]] = {
     "coup_settle": {(T, ON), (CR, ON)},
     # Chef de partie "on duty: ... cancel a coup".
     "coup_cancel": {(CHEF, ON)},
+    # Pharao: the tailleur "on duty: open ... Pharao tailles, ... lay cards, record stakes and the
+    # acts on them"; the croupier "on duty: record stakes and the acts on them"; the chef de
+    # partie "on duty: approve the reduction or withdrawal of a Pharao stake he did not record".
+    "taille_open": {(T, ON)},
+    "taille_card": {(T, ON)},
+    "pharao_stake_place": {(CR, ON), (T, ON)},
+    "pharao_stake_raise": {(CR, ON), (T, ON)},
+    "pharao_stake_mark": {(CR, ON), (T, ON)},
+    "pharao_stake_collect": {(CR, ON), (T, ON)},
+    "pharao_stake_reduce": {(CR, ON), (T, ON)},
+    "pharao_stake_withdraw": {(CR, ON), (T, ON)},
+    "pharao_approval": {(CHEF, ON)},
     # Disputes: "raise disputes" (tailleur, croupier), with the patron's statement and evidence
     # (the README names no other holder of evidence; the code adds the commissaire, see below);
     # "decide disputes (first instance)" (chef de partie), "decide appealed disputes"
@@ -504,6 +535,61 @@ def _fixed(call: Call) -> Callable[[House], Call]:
     return lambda h: call
 
 
+def _pharao_seance(h: House) -> Shift:
+    """A séance at a Pharao table (table 3) with the cast on duty and its single pack in play."""
+    table = pharao_table(h.cast)
+    count = count_record(actor=h.cast.croupier, table_id=table.pk, moment="opening", chips=FLOAT)
+    count_countersign(actor=h.cast.directeur, count_id=count.pk)
+    shift = shift_open(
+        actor=h.cast.chef,
+        table=table,
+        count_id=count.pk,
+        tailleur=h.cast.tailleur,
+        croupiers=[h.cast.croupier],
+    )
+    single_pack_in_play(h.cast, shift)
+    return shift
+
+
+def _taille(h: House) -> Any:
+    """A taille at that séance, the bottom card KS shown."""
+    shift = _pharao_seance(h)
+    return taille_open(actor=h.cast.tailleur, shift_id=shift.pk, bottom_card="KS")
+
+
+def _pharao(act: str, body: dict[str, Any] | None = None, *, approve: str = "") -> Any:
+    """An act on a stake on the 7 that won the first draw (3C | 7H), or, with ``approve``, the
+    act on it the chef de partie approved (or, ``approve="stake"``, the approval itself)."""
+
+    def build(h: House) -> Call:
+        taille = _taille(h)
+        stake = pharao_stake_place(
+            actor=h.cast.croupier, taille_id=taille.pk, ref="m", holder="4", rank="7", amount=1000
+        )
+        for code in ("3C", "7H"):
+            taille_lay_card(actor=h.cast.tailleur, taille_id=taille.pk, code=code)
+        if approve == "stake":
+            return Call("/api/v1/pharao/approvals", {"stake": stake.pk, "act": "withdraw"})
+        if approve:
+            pharao_approval_give(actor=h.cast.chef, stake_id=stake.pk, act=approve, **(body or {}))
+        return Call(f"/api/v1/pharao/stakes/{stake.pk}/{act}", body or {})
+
+    return build
+
+
+def _taille_open(h: House) -> Call:
+    return Call("/api/v1/pharao/tailles", {"shift": _pharao_seance(h).pk, "bottom_card": "KS"})
+
+
+def _taille_card(h: House) -> Call:
+    return Call(f"/api/v1/pharao/tailles/{_taille(h).pk}/cards", {"code": "3C"})
+
+
+def _pharao_stake(h: House) -> Call:
+    body = {"taille": _taille(h).pk, "ref": "m", "holder": "4", "rank": "5", "amount": 500}
+    return Call("/api/v1/pharao/stakes", body)
+
+
 RECEIVE = {
     "kind": "sixain",
     "maker": "Grimaud",
@@ -585,6 +671,15 @@ SETTINGS: dict[str, Callable[[House], Call]] = {
         Call("/api/v1/police/observations", {"visited_at": "2026-01-02T10:00:00Z", "checks": "c"})
     ),
     "police_follow_up": _observation,
+    "taille_open": _taille_open,
+    "taille_card": _taille_card,
+    "pharao_stake_place": _pharao_stake,
+    "pharao_stake_raise": _pharao("raise", {"amount": 100}),
+    "pharao_stake_mark": _pharao("mark", {"move": "paroli"}),
+    "pharao_stake_collect": _pharao("collect"),
+    "pharao_stake_reduce": _pharao("reduce", {"amount": 100}, approve="reduce"),
+    "pharao_stake_withdraw": _pharao("withdraw", approve="withdraw"),
+    "pharao_approval": _pharao("", approve="stake"),
 }
 # The url name in casino/urls.py each act posts to.
 ROUTE_OF = {
@@ -634,6 +729,15 @@ ROUTE_OF = {
     "dispute_refuse": "dispute-refuse",
     "police_observation": "observations",
     "police_follow_up": "observation-follow-up",
+    "taille_open": "pharao-tailles",
+    "taille_card": "pharao-taille-card",
+    "pharao_stake_place": "pharao-stakes",
+    "pharao_stake_raise": "pharao-stake-raise",
+    "pharao_stake_mark": "pharao-stake-mark",
+    "pharao_stake_collect": "pharao-stake-collect",
+    "pharao_stake_reduce": "pharao-stake-reduce",
+    "pharao_stake_withdraw": "pharao-stake-withdraw",
+    "pharao_approval": "pharao-approvals",
 }
 
 

@@ -334,6 +334,7 @@ def test_every_act_documents_its_own_input_and_answer():
         "disputes": "Dispute",
         "duties": "Duty",
         "packs": "PackDetail",
+        "pharao": "PharaoStakeDetail",
         "police": "Observation",
         "stakes": "StakeDetail",
         "transfers": "Transfer",

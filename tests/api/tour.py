@@ -26,6 +26,7 @@ from casino.people.roles import Role
 from casino.reports.models import Report
 from casino.reports.services import report_render
 from tests.actors import PASSWORD, Cast, hire, otp_code
+from tests.floor.pharao_world import pack_order
 
 
 @dataclass
@@ -460,8 +461,119 @@ def play(cast: Cast) -> Tour:
     tour.get(c.inspecteur, f"/api/v1/audit/events/{events['results'][0]['seq']}")
     tour.get(c.inspecteur, "/api/v1/audit/verify")
 
+    _pharao(tour, c)
+
     tour.call(c.croupier, "POST", "/api/v1/logout", expect=204)
     return tour
+
+
+def _pharao(tour: Tour, c: Cast) -> None:
+    """A séance at a Pharao table: a single pack through its custody, a taille opened with its
+    bottom card shown, stakes on ranks, a paroli, a raise, a reduction and a withdrawal each
+    approved by the chef de partie, a collect after a win; a false paroli refused."""
+    baden = PostedReglement.objects.get(name="baden-1854", version=1)
+    tour.post(
+        c.directeur,
+        "/api/v1/tables",
+        {
+            "number": 3,
+            "game": "pharao",
+            "reglement": baden.pk,
+            "min_stake": 100,
+            "max_stake": 50_000,
+        },
+    )
+    count = tour.post(
+        c.croupier, "/api/v1/counts", {"table": 3, "moment": "opening", "chips": FLOAT}
+    )
+    tour.post(c.directeur, f"/api/v1/counts/{count['id']}/countersign")
+    shift = tour.post(
+        c.chef,
+        "/api/v1/shifts",
+        {
+            "table": 3,
+            "count": count["id"],
+            "tailleur": c.tailleur.username,
+            "croupiers": [c.croupier.username],
+        },
+    )
+    pack = tour.post(
+        c.caissier,
+        "/api/v1/packs",
+        {
+            "kind": "single",
+            "maker": "Grimaud",
+            "maker_pack_numbers": "G-52",
+            "seal_number": "RF-TOUR-PH",
+            "sealing_authority": "Préfecture de police",
+            "store_location": "coffre A",
+        },
+    )
+    tour.post(c.caissier, f"/api/v1/packs/{pack['id']}/store")
+    tour.post(
+        c.commissaire,
+        f"/api/v1/packs/{pack['id']}/verification",
+        {"seal_number_read": pack["seal_number"], "verdict": "intact"},
+    )
+    tour.post(c.chef, f"/api/v1/packs/{pack['id']}/open", {"shift": shift["id"]})
+    tour.post(c.croupier, f"/api/v1/packs/{pack['id']}/shuffles", {})
+    tour.post(c.tailleur, f"/api/v1/packs/{pack['id']}/shuffles", {})
+    tour.post(c.tailleur, f"/api/v1/packs/{pack['id']}/cut", {"cut_by": "M. Dupont"})
+
+    taille = tour.post(
+        c.tailleur, "/api/v1/pharao/tailles", {"shift": shift["id"], "bottom_card": "KS"}
+    )
+    path = f"/api/v1/pharao/tailles/{taille['id']}"
+    a, b, w = (
+        tour.post(
+            c.croupier,
+            "/api/v1/pharao/stakes",
+            {"taille": taille["id"], "ref": ref, "holder": seat, "rank": rank, "amount": amount},
+        )
+        for ref, seat, rank, amount in (
+            ("a", "1", "7", 1000),
+            ("b", "2", "5", 500),
+            ("w", "3", "9", 800),
+        )
+    )
+    tour.post(c.tailleur, f"{path}/cards", {"code": "3C", "side": "bank"})
+    tour.post(c.tailleur, f"{path}/cards", {"code": "7H", "side": "players"})  # a wins
+    stakes = "/api/v1/pharao/stakes"
+    false = tour.call(
+        c.croupier, "POST", f"{stakes}/{b['id']}/mark", {"move": "paroli"}, expect=422
+    )
+    assert false["code"] == "false_paroli"
+    tour.post(c.croupier, f"{stakes}/{a['id']}/mark", {"move": "paroli"})
+    tour.post(c.croupier, f"{stakes}/{b['id']}/raise", {"amount": 200})
+    reduction = tour.post(
+        c.chef, "/api/v1/pharao/approvals", {"stake": b["id"], "act": "reduce", "amount": 100}
+    )
+    tour.post(c.croupier, f"{stakes}/{b['id']}/reduce", {"amount": 100})
+    tour.post(c.chef, "/api/v1/pharao/approvals", {"stake": w["id"], "act": "withdraw"})
+    tour.post(c.croupier, f"{stakes}/{w['id']}/withdraw")
+    tour.post(c.tailleur, f"{path}/cards", {"code": "2D"})
+    tour.post(c.tailleur, f"{path}/cards", {"code": "7C"})  # the paroli wins
+    tour.post(c.croupier, f"{stakes}/{a['id']}/collect")
+    tour.get(c.croupier, f"/api/v1/pharao/tailles?shift={shift['id']}")
+    tour.get(c.croupier, path)
+    tour.get(c.croupier, f"{stakes}?taille={taille['id']}")
+    tour.get(c.croupier, f"{stakes}/{a['id']}")
+    tour.get(c.chef, f"/api/v1/pharao/approvals?taille={taille['id']}")
+    tour.get(c.chef, f"/api/v1/pharao/approvals/{reduction['id']}")
+
+    # The rest of the taille: its 26th draw returns what stands; then the séance closes.
+    for code in pack_order(["3C", "7H", "2D", "7C"], "KS")[4:]:
+        laid = tour.post(c.tailleur, f"{path}/cards", {"code": code})
+    assert laid["end"] is not None
+    expected = tour.get(c.chef, f"/api/v1/shifts/{shift['id']}")["rundown"]["expected"]
+    closing = tour.post(
+        c.croupier,
+        "/api/v1/counts",
+        {"table": 3, "moment": "closing", "chips": chips_for(expected)},
+    )
+    tour.post(c.comite, f"/api/v1/counts/{closing['id']}/countersign")
+    closed = tour.post(c.chef, f"/api/v1/shifts/{shift['id']}/close", {"count": closing["id"]})
+    assert closed["rundown"]["variance"] == 0
 
 
 def _batch(tour: Tour, c: Cast, shift: int, cards: list[str]) -> Any:

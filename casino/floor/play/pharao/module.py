@@ -1,0 +1,44 @@
+"""What the floor core asks of Pharao (``casino/floor/registry.py``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from casino.errors import Conflict
+from casino.floor.play.pharao.models import PharaoDraw, Taille, TaillePhase
+from casino.floor.registry import GameModule
+from shoes.errors import IllegalPackState
+
+GAME = "pharao"
+
+
+class Pharao(GameModule):
+    game = GAME
+    pack_kind = "single"
+    accounts = ("layout", "bank")
+
+    def check_closable(self, shift: Any) -> None:
+        if shift.tailles.filter(phase=TaillePhase.DEALING).exists():
+            raise Conflict(
+                _("la séance %(shift)s a une taille en cours : donnez-la jusqu'au bout d'abord")
+                % {"shift": shift.pk},
+                where="shift",
+            )
+
+    def check_pack_free(self, pack: Any, *, act: str) -> None:
+        """Passing or retiring the pack mid-taille would leave its draws unable to go on."""
+        if Taille.objects.filter(pack=pack, phase=TaillePhase.DEALING).exists():
+            raise IllegalPackState(
+                _("%(act)s : une taille est en cours avec le jeu %(pack)s")
+                % {"act": act, "pack": pack.seal_number},
+                where="state",
+            )
+
+    def rounds_played(self, shift: Any) -> int:
+        """The draws settled in the séance."""
+        return int(PharaoDraw.objects.filter(taille__shift=shift).count())
+
+
+MODULE = Pharao()
