@@ -43,7 +43,7 @@ from enum import Enum
 from functools import cache
 from typing import Any, Literal
 
-from casino.games.cards import ONE_PACK, Card, Colour, Rank, Suit, card
+from casino.games.cards import ONE_PACK, Card, Colour, Rank, Suit, card, check_whole_pack
 from casino.games.errors import (
     BadCall,
     BadContract,
@@ -1001,25 +1001,14 @@ def contract_from_dict(data: Mapping[str, Any]) -> Contract:
 
 
 def check_pack(cards: Sequence[Card]) -> None:
-    """RULES.md 3.6: 52 distinct cards. ``ForeignCard`` names the first repeated card at its
-    later index, then a count other than 52."""
-    seen: set[Card] = set()
-    for index, c in enumerate(cards):
-        if c in seen:
-            raise ForeignCard(
-                gettext_noop(
-                    "%(card)s est déjà donnée : un jeu de 52 cartes ne la contient qu'une fois"
-                ),
-                where=f"cards[{index}]",
-                card=str(c),
-            )
-        seen.add(c)
-    if len(cards) != len(ONE_PACK):
-        raise ForeignCard(
-            gettext_noop("une donne d'Alliance a 52 cartes, pas %(count)s"),
-            where="cards",
-            count=len(cards),
-        )
+    """RULES.md 3.6: 52 distinct cards."""
+    check_whole_pack(
+        cards,
+        repeated=gettext_noop(
+            "%(card)s est déjà donnée : un jeu de 52 cartes ne la contient qu'une fois"
+        ),
+        count=gettext_noop("une donne d'Alliance a 52 cartes, pas %(count)s"),
+    )
 
 
 def check_tricks_count(tricks: Sequence[object], players: int) -> None:

@@ -16,7 +16,7 @@ Card(rank=<Rank.TEN: 'T'>, suit=<Suit.HEARTS: 'H'>)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
@@ -167,6 +167,19 @@ class Composition:
         left = Counter(self.counts)
         left.subtract(Counter(laid))
         return left
+
+
+def check_whole_pack(cards: Sequence[Card], *, repeated: str, count: str) -> None:
+    """A whole single pack (Pharao's taille, Alliance's deal): 52 distinct cards. ``ForeignCard``
+    names the first repeated card at its later index (message ``repeated``, with ``%(card)s``),
+    then a count other than 52 (``count``, with ``%(count)s``): each game says it in its words."""
+    seen: set[Card] = set()
+    for index, c in enumerate(cards):
+        if c in seen:
+            raise ForeignCard(repeated, where=f"cards[{index}]", card=str(c))
+        seen.add(c)
+    if len(cards) != len(ONE_PACK):
+        raise ForeignCard(count, where="cards", count=len(cards))
 
 
 SINGLE_PACK = Composition.packs(1)

@@ -43,7 +43,7 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any, Literal
 
-from casino.games.cards import ONE_PACK, Card, Rank, card, rank
+from casino.games.cards import Card, Rank, card, check_whole_pack, rank
 from casino.games.errors import (
     BadMark,
     DrawInProgress,
@@ -744,25 +744,14 @@ class Taille:
 
 
 def check_pack(cards: Sequence[Card]) -> None:
-    """The pack's integrity (RULES.md §2): 52 distinct cards. ``ForeignCard`` names the first
-    repeated card at its later index, then a count other than 52."""
-    seen: set[Card] = set()
-    for index, c in enumerate(cards):
-        if c in seen:
-            raise ForeignCard(
-                gettext_noop(
-                    "%(card)s est déjà sortie : un jeu de 52 cartes ne la contient qu'une fois"
-                ),
-                where=f"cards[{index}]",
-                card=str(c),
-            )
-        seen.add(c)
-    if len(cards) != len(ONE_PACK):
-        raise ForeignCard(
-            gettext_noop("un jeu de Pharao a 52 cartes, pas %(count)s"),
-            where="cards",
-            count=len(cards),
-        )
+    """The pack's integrity (RULES.md §2): 52 distinct cards."""
+    check_whole_pack(
+        cards,
+        repeated=gettext_noop(
+            "%(card)s est déjà sortie : un jeu de 52 cartes ne la contient qu'une fois"
+        ),
+        count=gettext_noop("un jeu de Pharao a 52 cartes, pas %(count)s"),
+    )
 
 
 def play_taille(
@@ -780,6 +769,7 @@ def play_taille(
     drawn ranks in the order the stakes were given; ``end`` lists the stakes returned after the
     last draw in that order too.
 
+    >>> from casino.games.cards import ONE_PACK
     >>> pack = [str(c) for c in ONE_PACK]
     >>> taille = play_taille([card(c) for c in pack], [(1, Stake("a", Rank.TWO, 10))], [], Reglement())
     >>> taille.bottom_card, [(s.outcome.value, s.paid) for s in taille.draws[0].settlements]
