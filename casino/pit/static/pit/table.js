@@ -16,13 +16,16 @@
     if (laying || !waiting.length) { return; }
     laying = true;
     var form = document.getElementById("card-form");
-    var coup = document.getElementById("coup-id");
+    // The round the card goes to: the coup (Trente-et-Quarante) or the taille (Pharao).
+    var round = document.getElementById("coup-id") || document.getElementById("taille-id");
+    var values = { code: waiting.shift() };
+    if (round) { values[round.name] = round.value; }
     var done = function () { laying = false; layNext(); };
     htmx.ajax("POST", form.getAttribute("data-url"), {
       source: form,
       target: "#panel",
       swap: "innerHTML",
-      values: { code: waiting.shift(), coup: coup ? coup.value : "" }
+      values: values
     }).then(done, done);
   }
 
@@ -117,10 +120,13 @@
       ids = ["settle-confirm"];
     } else if (phase === "betting") {
       ids = tailleur ? ["close-betting"] : croupier ? ["stake-holder"] : [];
-    } else if (phase === "closed" || phase === "dealing") {
+    } else if (phase === "closed" || phase === "dealing" || phase === "drawing") {
       ids = tailleur ? ["card-code"] : [];
+    } else if (phase === "between") {
+      // Pharao, between draws: the tailleur lays the next draw, the croupier takes the stakes.
+      ids = tailleur ? ["card-code"] : croupier ? ["stake-holder"] : [];
     } else if (tailleur) {
-      ids = ["open-coup", "undealt"];
+      ids = ["open-coup", "undealt", "bottom-code"];
     }
     for (var i = 0; i < ids.length; i++) {
       var element = document.getElementById(ids[i]);
