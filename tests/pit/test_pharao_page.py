@@ -226,3 +226,58 @@ def test_a_trente_et_quarante_act_at_a_pharao_table_is_refused(cast, taille, tai
     answer = post(tailleur, "coup")
     assert "wrong_game" in text(answer)
     assert recorded() == before
+
+
+def test_winnings_collected_and_a_stake_raised_through_the_page(cast, taille, croupier):
+    place(cast, taille, "w", "7", 1000)
+    place(cast, taille, "r", "9", 500)
+    lay(cast, taille, "3C", "7H")
+    won, other = PharaoStake.objects.get(ref="w"), PharaoStake.objects.get(ref="r")
+
+    answer = post(croupier, f"ranks/stakes/{won.pk}/collect")
+    assert answer.status_code == 200, answer.content.decode()
+    assert "Gain de la mise place 1, 7 retiré : 10,00 rendus" in text(answer)
+    answer = post(croupier, f"ranks/stakes/{other.pk}/raise", {"amount": "5"})
+    assert answer.status_code == 200, answer.content.decode()
+    assert "Mise place 1, 9 augmentée de 5,00" in text(answer)
+    assert [
+        (a.stake.ref, a.act, a.amount, a.put, a.returned) for a in PharaoStakeAct.objects.all()
+    ] == [
+        ("w", "collect", None, 0, 1000),
+        ("r", "raise", 500, 500, 0),
+    ]
+    page = text(croupier.get(f"/admin/pit/table/{NUMBER}/panel/"))
+    assert 'data-ref="w"' not in page  # collected: off the layout
+    assert "10,00" in page  # the stake on the 9, raised to 10,00
+
+
+def test_a_withdrawal_is_made_once_the_chef_approved_it(cast, taille, croupier, chef):
+    place(cast, taille, "q", "Q", 3000)
+    lay(cast, taille, "3C", "7H")
+    stake = PharaoStake.objects.get(ref="q")
+    answer = post(chef, f"ranks/stakes/{stake.pk}/approve", {"act": "withdraw"})
+    assert answer.status_code == 200, answer.content.decode()
+    assert "Approuvé par le banquier : retrait de la mise place 1, Q" in text(answer)
+    answer = post(croupier, f"ranks/stakes/{stake.pk}/withdraw")
+    assert answer.status_code == 200, answer.content.decode()
+    assert "Mise place 1, Q retirée : 30,00 rendus" in text(answer)
+    assert PharaoStakeAct.objects.get().approval.approved_by == cast.chef
+
+
+def test_nobody_off_duty_sees_the_pharao_table_or_acts_there(cast, taille):
+    place(cast, taille, "x", "7", 1000)
+    stake = PharaoStake.objects.get()
+    before = recorded()
+    outsider = admin_client(cast.outsider)
+    assert outsider.get(f"/admin/pit/table/{NUMBER}/").status_code == 403
+    for act, data in (
+        ("taille", {"bottom_card": "AS"}),
+        ("ranks/stakes", {"taille": taille.pk, "holder": "1", "rank": "7", "amount": "5"}),
+        (f"ranks/stakes/{stake.pk}/withdraw", {}),
+        (f"ranks/stakes/{stake.pk}/approve", {"act": "withdraw"}),
+        ("draws", {"taille": taille.pk, "code": "3C"}),
+    ):
+        answer = post(outsider, act, data)
+        assert answer.status_code == 403, act
+        assert "Refusé" in text(answer)
+    assert recorded() == before
