@@ -83,8 +83,9 @@ def test_a_taille_played_by_keyboard_with_a_paroli_a_false_one_and_an_approval(c
     expect(said(croupier)).to_contain_text("Refusé et enregistré")
     expect(said(croupier)).to_contain_text("false_paroli")
 
-    # A reduction asked by the croupier: refused until the banker approves it.
-    stake_on(croupier, "5").locator(".stake-acts summary").click()
+    # A reduction asked by the croupier: refused until the banker approves it. The stake's acts
+    # he opened stay open through the panel's swaps (his own act's, the poll's).
+    expect(stake_on(croupier, "5").locator(".stake-acts")).to_have_attribute("open", "")
     stake_on(croupier, "5").locator(".stake-acts input[name=amount]").fill("5")
     stake_on(croupier, "5").locator("button.reduce").click()
     expect(said(croupier)).to_contain_text("not_approved")
@@ -100,7 +101,6 @@ def test_a_taille_played_by_keyboard_with_a_paroli_a_false_one_and_an_approval(c
     expect(said(chef)).to_contain_text("Approuvé par le banquier : réduction de 5,00")
 
     expect(stake_on(croupier, "5").locator(".approval")).to_contain_text("approuvé par")
-    stake_on(croupier, "5").locator(".stake-acts summary").click()
     stake_on(croupier, "5").locator(".stake-acts input[name=amount]").fill("5")
     stake_on(croupier, "5").locator("button.reduce").click()
     expect(said(croupier)).to_contain_text("Mise patron 1234, 5 réduite de 5,00")

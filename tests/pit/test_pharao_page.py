@@ -17,7 +17,7 @@ from casino.floor.play.pharao.tailles import pharao_stake_place, taille_lay_card
 from shoes.models import CardLaid
 from tests.actors import admin_client
 from tests.conftest import open_seance
-from tests.floor.pharao_world import NUMBER, pharao_table, single_pack_in_play
+from tests.floor.pharao_world import NUMBER, pack_order, pharao_table, single_pack_in_play
 
 pytestmark = pytest.mark.django_db
 
@@ -281,3 +281,17 @@ def test_nobody_off_duty_sees_the_pharao_table_or_acts_there(cast, taille):
         assert answer.status_code == 403, act
         assert "Refusé" in text(answer)
     assert recorded() == before
+
+
+def test_the_last_draw_ends_the_taille_on_the_page(cast, taille, tailleur):
+    order = pack_order([], BOTTOM)
+    lay(cast, taille, *order[:51])
+    answer = post(tailleur, "draws", {"taille": taille.pk, "code": order[51]})
+    assert answer.status_code == 200, answer.content.decode()
+    said = text(answer)
+    assert "Tirage 26 :" in said
+    assert "la taille est finie, les mises restantes sont rendues" in said
+    assert "Taille n° 1 finie : les mises restantes ont été rendues." in said
+    assert said.count('<li class="draw') == 26
+    assert 'id="taille-form"' not in said  # the pack has passed: the next taille needs a cut
+    assert Taille.objects.get().phase == "ended"

@@ -105,6 +105,26 @@
     }
   });
 
+  /* A part of the panel a person opened (a stake's acts, the banker's approval: ``data-keep``)
+     stays open when the panel is swapped: another person's act must not close it under them. */
+  var kept = [];
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.target !== panel()) { return; }
+    kept = Array.prototype.map.call(
+      panel().querySelectorAll("details[open][data-keep]"),
+      function (details) { return details.getAttribute("data-keep"); }
+    );
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (event.detail.target !== panel()) { return; }
+    kept.forEach(function (key) {
+      var details = panel().querySelector('details[data-keep="' + key + '"]');
+      if (details) { details.open = true; }
+    });
+  });
+
   /* --- where the keyboard goes for the next act, by the phase of the coup and the person's post
      at the table: the tailleur opens the coup, closes the betting, types the cards; the croupier
      types the stakes; either confirms the settlement. */
