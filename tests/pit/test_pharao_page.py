@@ -11,9 +11,10 @@ import pytest
 from django.test import Client
 
 from audit.models import Anomaly, AuditEvent
-from casino.floor.models import Movement
+from casino.floor.models import Movement, PostedReglement
 from casino.floor.play.pharao.models import PharaoApproval, PharaoStake, PharaoStakeAct, Taille
 from casino.floor.play.pharao.tailles import pharao_stake_place, taille_lay_card, taille_open
+from casino.floor.services import table_create
 from shoes.models import CardLaid
 from tests.actors import admin_client
 from tests.conftest import open_seance
@@ -295,3 +296,17 @@ def test_the_last_draw_ends_the_taille_on_the_page(cast, taille, tailleur):
     assert said.count('<li class="draw') == 26
     assert 'id="taille-form"' not in said  # the pack has passed: the next taille needs a cut
     assert Taille.objects.get().phase == "ended"
+
+
+def test_a_table_whose_game_has_no_page_yet_says_so(cast, posted, tailleur):
+    table_create(
+        actor=cast.directeur,
+        number=4,
+        game="alliance",
+        reglement_id=PostedReglement.objects.get(name="baden-1854").pk,
+        min_stake=100,
+        max_stake=50_000,
+    )
+    answer = tailleur.get("/admin/pit/table/4/")
+    assert answer.status_code == 422
+    assert "la table 4 joue Alliance, qui n'a pas encore de page de table" in text(answer)
