@@ -310,3 +310,15 @@ def test_a_table_whose_game_has_no_page_yet_says_so(cast, posted, tailleur):
     answer = tailleur.get("/admin/pit/table/4/")
     assert answer.status_code == 422
     assert "la table 4 joue Alliance, qui n'a pas encore de page de table" in text(answer)
+
+
+def test_a_plie_is_shown_on_its_draw_and_on_the_stake_it_halved(cast, taille, tailleur):
+    place(cast, taille, "p", "3", 2000)
+    lay(cast, taille, "3C")
+    answer = post(tailleur, "draws", {"taille": taille.pk, "code": "3H"})
+    said = text(answer)
+    assert "plié : la banque prend sa part des mises sur le 3" in said
+    assert '<li class="draw plie" data-draw="1">' in said
+    stake = said[said.index('data-ref="p"') :].split("</li>")[0]
+    assert "pliée" in stake
+    assert "<strong>10,00</strong>" in stake  # half of 20,00 stands on (baden-1854's share)
