@@ -27,17 +27,17 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from casino.errors import DomainError, NotFound
+from casino.errors import DomainError, NotFound, WrongGame
 from casino.floor import coups
 from casino.floor.models import Duty, Shift, Table
 from casino.floor.services import NotOnDuty, require_on_duty
 from casino.games.cards import card
 from casino.games.errors import GameError
 from casino.pit.pages import Done, page, perform
+from casino.pit.pharao_view import RANKS, pharao_view, rank_label
 from casino.pit.table_view import (
     CHANCE_WORDS,
     PICKER,
-    TableView,
     face,
     holder_name,
     money,
@@ -88,6 +88,12 @@ def _on_duty_here(request: HttpRequest, number: int) -> Shift:
     if table is None:
         raise NotFound(_("la table %(table)s n'existe pas") % {"table": number}, where="table")
     act = _("ouvrir la page de la table")
+    if str(table.game) not in PAGES:
+        raise WrongGame(
+            _("%(act)s : la table %(table)s joue %(game)s, qui n'a pas encore de page de table")
+            % {"act": act, "table": number, "game": table.get_game_display()},
+            where="table",
+        )
     shift = (
         Shift.objects.select_related("table", "reglement")
         .filter(table=table, closed_at__isnull=True)
@@ -105,17 +111,59 @@ def _is_htmx(request: HttpRequest) -> bool:
     return request.headers.get("HX-Request") == "true"
 
 
-def _new_ref() -> str:
+def new_ref() -> str:
     """The page's own reference of the next stake (unique in its coup, as the API's ``ref``): a
     form sent twice is refused the second time instead of placing the stake twice."""
     return f"p-{secrets.token_hex(4)}"
 
 
-def _panel_body(request: HttpRequest, view: TableView) -> tuple[str, str]:
+@dataclass(frozen=True)
+class GamePage:
+    """One game's table page: its whole page, its panel, and what they show (its view)."""
+
+    page: str
+    panel: str
+    read: Callable[[Shift], Any]
+    card: str  # the URL name its cards are laid at
+
+
+# The page of a table is its game's: the same URL, the same frame, the same acts' machinery.
+PAGES = {
+    "trente-et-quarante": GamePage(
+        "pit/table/page.html", "pit/table/panel.html", table_view, "admin:pit-table-card"
+    ),
+    "pharao": GamePage(
+        "pit/pharao/page.html", "pit/pharao/panel.html", pharao_view, "admin:pit-pharao-card"
+    ),
+}
+
+
+def _game_page(shift: Shift) -> GamePage:
+    return PAGES[str(shift.table.game)]
+
+
+def _posts(request: HttpRequest, shift: Shift) -> list[str]:
+    return list(
+        Duty.objects.filter(shift=shift, person=request.user, end__isnull=True).values_list(
+            "post", flat=True
+        )
+    )
+
+
+def _panel_body(request: HttpRequest, shift: Shift, view: Any = None) -> tuple[str, str]:
     """The panel as rendered, and its fingerprint (a poll that finds it unchanged gets nothing
     to swap)."""
+    game = _game_page(shift)
     body = render_to_string(
-        "pit/table/panel.html", {"view": view, "number": view.shift.table.number}, request=request
+        game.panel,
+        {
+            "view": view or game.read(shift),
+            "number": shift.table.number,
+            # The person's posts here: the panel offers each the acts of his post (the banker's
+            # approval to the chef de partie); the services refuse the others all the same.
+            "posts": _posts(request, shift),
+        },
+        request=request,
     )
     digest = hashlib.sha256(body.encode()).hexdigest()[:16]
     # Rendered by the template engine, which escaped what it was given: safe to put in the page.
@@ -150,12 +198,13 @@ def table(request: HttpRequest, number: int) -> HttpResponse:
         shift = _on_duty_here(request, number)
     except DomainError as refused:
         return _refusal(request, number, refused)
-    view = table_view(shift)
+    game = _game_page(shift)
+    view = game.read(shift)
     view.staff = staff_on_duty(shift)
-    body, _digest = _panel_body(request, view)
+    body, _digest = _panel_body(request, shift, view)
     return page(
         request,
-        "pit/table/page.html",
+        game.page,
         title=_("Table %(table)s") % {"table": number},
         # The table needs the width; the admin's menu stays a click away.
         is_nav_sidebar_enabled=False,
@@ -163,14 +212,13 @@ def table(request: HttpRequest, number: int) -> HttpResponse:
         view=view,
         panel=body,
         picker=PICKER,
-        ref=_new_ref(),
+        ref=new_ref(),
         # The person's post here, for where the keyboard goes first (table.js).
-        posts=" ".join(
-            Duty.objects.filter(shift=shift, person=request.user, end__isnull=True).values_list(
-                "post", flat=True
-            )
-        ),
+        posts=" ".join(_posts(request, shift)),
+        card_url=reverse(game.card, args=[number]),
+        game_class=str(shift.table.game),
         chances=list(CHANCE_WORDS.items()),
+        ranks=[(r.value, rank_label(r.value)) for r in RANKS],
     )
 
 
@@ -181,7 +229,7 @@ def panel(request: HttpRequest, number: int) -> HttpResponse:
         shift = _on_duty_here(request, number)
     except DomainError as refused:
         return _refusal(request, number, refused)
-    body, digest = _panel_body(request, table_view(shift))
+    body, digest = _panel_body(request, shift)
     if request.GET.get("seen") == digest:
         return HttpResponse(status=204)
     return HttpResponse(body)
@@ -211,10 +259,10 @@ def act(do: Callable[..., tuple[Done, Words]]) -> Callable[..., HttpResponse]:
             )
             messages.add_message(request, level, said.text)
             return HttpResponseRedirect(reverse("admin:pit-table", args=[number]), status=303)
-        body, _digest = _panel_body(request, table_view(shift))
+        body, _digest = _panel_body(request, shift)
         oob = render_to_string(
             "pit/table/said.html",
-            {"said": said, "oob": True, "ref": _new_ref() if done.refused is None else None},
+            {"said": said, "oob": True, "ref": new_ref() if done.refused is None else None},
             request=request,
         )
         return HttpResponse(body + oob, status=status)
@@ -227,7 +275,7 @@ def act(do: Callable[..., tuple[Done, Words]]) -> Callable[..., HttpResponse]:
 AMOUNT = re.compile(r"^(\d{1,12})(?:[.,](\d{1,2}))?$")
 
 
-def _amount(text: str) -> int:
+def read_amount(text: str) -> int:
     """An amount as the croupier types it (``25``, ``25,5``, ``1 234,50``), in minor units."""
     found = AMOUNT.match(re.sub(r"[\s\u00a0\u202f]", "", text or ""))
     if found is None:
@@ -239,7 +287,7 @@ def _amount(text: str) -> int:
     return int(units) * 100 + int((cents or "0").ljust(2, "0"))
 
 
-def _number(request: HttpRequest, name: str) -> int:
+def read_number(request: HttpRequest, name: str) -> int:
     value = request.POST.get(name, "")
     if not value.isdigit():
         raise Unreadable(
@@ -249,7 +297,7 @@ def _number(request: HttpRequest, name: str) -> int:
     return int(value)
 
 
-def _holder(request: HttpRequest) -> str:
+def read_holder(request: HttpRequest) -> str:
     """A seat (its number or name at the table) or a patron (``patron:<card number>``), as the
     service names a stake's holder."""
     holder = request.POST.get("holder", "").strip()
@@ -272,14 +320,14 @@ def coup_open(request: HttpRequest, shift: Shift) -> tuple[Done, Words]:
 
 @act
 def stake_place(request: HttpRequest, shift: Shift) -> tuple[Done, Words]:
-    amount = _amount(request.POST.get("amount", ""))
+    amount = read_amount(request.POST.get("amount", ""))
     chance = request.POST.get("chance", "")
     done = perform(
         coups.stake_place,
         actor=request.user,
-        coup_id=_number(request, "coup"),
-        ref=request.POST.get("ref", "") or _new_ref(),
-        holder=_holder(request),
+        coup_id=read_number(request, "coup"),
+        ref=request.POST.get("ref", "") or new_ref(),
+        holder=read_holder(request),
         chance=chance,
         amount=amount,
         insured=request.POST.get("insured") == "on",
@@ -309,7 +357,9 @@ def stake_withdraw(request: HttpRequest, shift: Shift, stake_id: int) -> tuple[D
 
 @act
 def close_betting(request: HttpRequest, shift: Shift) -> tuple[Done, Words]:
-    done = perform(coups.coup_close_betting, actor=request.user, coup_id=_number(request, "coup"))
+    done = perform(
+        coups.coup_close_betting, actor=request.user, coup_id=read_number(request, "coup")
+    )
     return (
         done,
         lambda coup: (
@@ -323,12 +373,12 @@ def close_betting(request: HttpRequest, shift: Shift) -> tuple[Done, Words]:
 def card_lay(request: HttpRequest, shift: Shift) -> tuple[Done, Words]:
     code = request.POST.get("code", "").strip()
     done = perform(
-        coups.coup_lay_card, actor=request.user, coup_id=_number(request, "coup"), code=code
+        coups.coup_lay_card, actor=request.user, coup_id=read_number(request, "coup"), code=code
     )
 
     def text(laid: Any) -> str:
         said = _("%(card)s en %(row)s : %(total)s") % {
-            "card": _card_label(code),
+            "card": card_label(code),
             "row": CHANCE_WORDS[laid.row],
             "total": laid.row_total,
         }
@@ -341,7 +391,7 @@ def card_lay(request: HttpRequest, shift: Shift) -> tuple[Done, Words]:
     return done, text
 
 
-def _card_label(code: str) -> str:
+def card_label(code: str) -> str:
     try:
         return face(str(card(code))).label
     except GameError:
@@ -353,7 +403,7 @@ def settle(request: HttpRequest, shift: Shift) -> tuple[Done, Words]:
     done = perform(
         coups.coup_settle,
         actor=request.user,
-        coup_id=_number(request, "coup"),
+        coup_id=read_number(request, "coup"),
         spoken=request.POST.get("spoken", "").strip(),
         cut_card=request.POST.get("cut_card") == "1",
     )
@@ -378,7 +428,7 @@ def pass_cards(request: HttpRequest, shift: Shift) -> tuple[Done, Words]:
     done = perform(
         cards_pass,
         actor=request.user,
-        pack_id=_number(request, "pack"),
+        pack_id=read_number(request, "pack"),
         undealt=undealt,
         method=request.POST.get("method", "counted"),
     )
@@ -404,7 +454,7 @@ def cancel(request: HttpRequest, shift: Shift) -> tuple[Done, Words]:
     done = perform(
         coups.coup_cancel,
         actor=request.user,
-        coup_id=_number(request, "coup"),
+        coup_id=read_number(request, "coup"),
         reason=request.POST.get("reason", ""),
     )
     return (

@@ -240,11 +240,16 @@ class TableView:
     phrases: tuple[str, ...] = PHRASES
 
 
-def _limits(rules: Reglement) -> tuple[str, str | None, str, list[tuple[str, str]]]:
-    limits = _("Mises de %(minimum)s à %(maximum)s, chacune seule") % {
+def stake_limits(rules: Reglement) -> str:
+    """The table's limits as the pit reads them (both games' pages)."""
+    return _("Mises de %(minimum)s à %(maximum)s, chacune seule") % {
         "minimum": money(rules.min_stake or 0),
         "maximum": money(rules.max_stake or 0),
     }
+
+
+def _limits(rules: Reglement) -> tuple[str, str | None, str, list[tuple[str, str]]]:
+    limits = stake_limits(rules)
     insurance = None
     if rules.insurance:
         insurance = _(

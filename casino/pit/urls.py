@@ -8,7 +8,7 @@ from typing import Any
 
 from django.urls import URLPattern, path
 
-from casino.pit import cage, cardroom, home, seance, table
+from casino.pit import cage, cardroom, home, pharao, seance, table
 
 
 def urls(protect: Callable[[Any], Any]) -> list[URLPattern]:
@@ -34,6 +34,24 @@ def urls(protect: Callable[[Any], Any]) -> list[URLPattern]:
         path("table/<int:number>/settle/", protect(table.settle), name="pit-table-settle"),
         path("table/<int:number>/pass/", protect(table.pass_cards), name="pit-table-pass"),
         path("table/<int:number>/cancel/", protect(table.cancel), name="pit-table-cancel"),
+        # A Pharao table's acts (its page is the table page above, by the table's game).
+        path("table/<int:number>/taille/", protect(pharao.taille_open), name="pit-pharao-taille"),
+        path(
+            "table/<int:number>/ranks/stakes/",
+            protect(pharao.stake_place),
+            name="pit-pharao-stake",
+        ),
+        path(
+            "table/<int:number>/ranks/stakes/<int:stake_id>/approve/",
+            protect(pharao.approve),
+            name="pit-pharao-approve",
+        ),
+        path(
+            "table/<int:number>/ranks/stakes/<int:stake_id>/<slug:name>/",
+            protect(pharao.stake_act),
+            name="pit-pharao-stake-act",
+        ),
+        path("table/<int:number>/draws/", protect(pharao.card_lay), name="pit-pharao-card"),
         # The séance: opened, staffed, filled and credited, counted and closed. Each form posts
         # to an act beside its page (``…/<act>/``), which answers with the page again.
         path("seance/open/", protect(seance.seance_open), name="pit-seance-open"),

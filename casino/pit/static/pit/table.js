@@ -16,13 +16,16 @@
     if (laying || !waiting.length) { return; }
     laying = true;
     var form = document.getElementById("card-form");
-    var coup = document.getElementById("coup-id");
+    // The round the card goes to: the coup (Trente-et-Quarante) or the taille (Pharao).
+    var round = document.getElementById("coup-id") || document.getElementById("taille-id");
+    var values = { code: waiting.shift() };
+    if (round) { values[round.name] = round.value; }
     var done = function () { laying = false; layNext(); };
     htmx.ajax("POST", form.getAttribute("data-url"), {
       source: form,
       target: "#panel",
       swap: "innerHTML",
-      values: { code: waiting.shift(), coup: coup ? coup.value : "" }
+      values: values
     }).then(done, done);
   }
 
@@ -102,6 +105,26 @@
     }
   });
 
+  /* A part of the panel a person opened (a stake's acts, the banker's approval: ``data-keep``)
+     stays open when the panel is swapped: another person's act must not close it under them. */
+  var kept = [];
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.target !== panel()) { return; }
+    kept = Array.prototype.map.call(
+      panel().querySelectorAll("details[open][data-keep]"),
+      function (details) { return details.getAttribute("data-keep"); }
+    );
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (event.detail.target !== panel()) { return; }
+    kept.forEach(function (key) {
+      var details = panel().querySelector('details[data-keep="' + key + '"]');
+      if (details) { details.open = true; }
+    });
+  });
+
   /* --- where the keyboard goes for the next act, by the phase of the coup and the person's post
      at the table: the tailleur opens the coup, closes the betting, types the cards; the croupier
      types the stakes; either confirms the settlement. */
@@ -117,10 +140,13 @@
       ids = ["settle-confirm"];
     } else if (phase === "betting") {
       ids = tailleur ? ["close-betting"] : croupier ? ["stake-holder"] : [];
-    } else if (phase === "closed" || phase === "dealing") {
+    } else if (phase === "closed" || phase === "dealing" || phase === "drawing") {
       ids = tailleur ? ["card-code"] : [];
+    } else if (phase === "between") {
+      // Pharao, between draws: the tailleur lays the next draw, the croupier takes the stakes.
+      ids = tailleur ? ["card-code"] : croupier ? ["stake-holder"] : [];
     } else if (tailleur) {
-      ids = ["open-coup", "undealt"];
+      ids = ["open-coup", "undealt", "bottom-code"];
     }
     for (var i = 0; i < ids.length; i++) {
       var element = document.getElementById(ids[i]);
