@@ -25,7 +25,7 @@ from casino.floor.coups import (
 )
 from casino.floor.models import Account, Coup, CoupResult, Stake
 from casino.floor.play.pharao import tailles as pharao
-from casino.floor.play.pharao.models import PharaoStake, PharaoStakeAct, Taille
+from casino.floor.play.pharao.models import PharaoStake, PharaoStakeAct, Taille, TaillePhase
 from casino.floor.services import table_accounts
 from casino.games import pharao as engine
 from casino.games.cards import Card, card
@@ -300,8 +300,7 @@ def _taille_money(
             net[entry.debit.code] += entry.amount
             net[entry.credit.code] -= entry.amount
 
-    laid = min(len(cards), 2 * taille.draws.count())
-    for number in range(1, laid // 2 + 1):
+    for number in range(1, engine.DRAWS + 1):
         for action in acts[number]:
             try:
                 acted = deal.act(action)
@@ -334,14 +333,15 @@ def recompute_taille(taille: Taille, findings: list[dict[str, Any]] | None = Non
     Both sides are the engine's reading of the records, as the table's was (``deal_of``)."""
     stakes = {s.pk: s for s in taille.stakes.select_related("holder").order_by("id")}
     amended, draws = _pharao_findings(taille, findings or [], stakes)
-    recorded_cards = [card(c) for c in pharao.laid_cards(taille)]
-    if len(recorded_cards) < 2:
+    # Decided on the whole taille, as a coup is once settled: while it is dealt, a stake the
+    # findings leave standing would be money on the layout the table's records do not hold.
+    if taille.phase != TaillePhase.ENDED:
         raise Conflict(
-            _("la taille %(number)s n'a pas encore de tirage réglé") % {"number": taille.number},
+            _("la taille %(number)s n'est pas finie : la contestation se décide à sa fin")
+            % {"number": taille.number},
             where="taille",
         )
-    if taille.bottom_card not in pharao.laid_cards(taille):
-        recorded_cards.append(card(taille.bottom_card))
+    recorded_cards = [card(c) for c in pharao.laid_cards(taille)]
     as_recorded = {
         s.pk: engine.Stake(str(s.pk), rank_of(s.rank), s.amount) for s in stakes.values()
     }

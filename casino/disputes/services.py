@@ -39,7 +39,7 @@ from casino.disputes.recompute import Recomputation, recompute, recompute_taille
 from casino.errors import Conflict, DomainError, NotFound, SegregationViolation
 from casino.files import sha256_of
 from casino.floor.models import Account, Coup, Movement, PostedReglement, Stake
-from casino.floor.play.pharao.models import PharaoDraw, PharaoStake
+from casino.floor.play.pharao.models import PharaoDraw, PharaoStake, Taille
 from casino.floor.services import Entry, ledger_post
 from casino.people.roles import Role
 from casino.people.services import require_role
@@ -420,7 +420,9 @@ def recomputation(
     in neither)."""
     kind = dispute.subject_name()
     if kind in PHARAO_SUBJECTS:
-        return recompute_taille(dispute.subject().taille, findings)  # type: ignore[attr-defined]
+        taille_id = dispute.subject().taille_id  # type: ignore[attr-defined]
+        # Read afresh: the taille may have ended since the dispute's draw or stake was read.
+        return recompute_taille(Taille.objects.get(pk=taille_id), findings)
     coup = contested_coup_of(kind, dispute.subject())
     if coup is None or not hasattr(coup, "outcome"):
         return None

@@ -15,7 +15,7 @@ from casino.disputes.services import (
     recomputation,
     recorders,
 )
-from casino.errors import SegregationViolation
+from casino.errors import Conflict, SegregationViolation
 from casino.floor.models import Account
 from casino.floor.play.pharao.models import PharaoDraw, PharaoSettlement
 from casino.floor.play.pharao.tailles import (
@@ -132,7 +132,7 @@ def test_the_chef_who_approved_an_act_on_the_stake_does_not_decide(cast, chef2, 
     lay(cast, taille, ORDER[:2])  # the 9 neither wins nor loses
     pharao_approval_give(actor=cast.chef, stake_id=stake.pk, act="reduce", amount=400)
     pharao_stake_reduce(actor=cast.croupier, stake_id=stake.pk, amount=400)
-    lay(cast, taille, ORDER[2:6])  # 9S right at draw 3: the 600 left wins
+    lay(cast, taille, ORDER[2:])  # 9S right at draw 3: the 600 left wins
     dispute = dispute_raise(
         actor=cast.croupier,
         subject="pharao_stake",
@@ -157,3 +157,20 @@ def test_the_chef_who_approved_an_act_on_the_stake_does_not_decide(cast, chef2, 
     decision_approve(actor=cast.commissaire, dispute_id=dispute.pk, note="checked the camera")
     assert dispute_movements(dispute) == [("T3:bank", "T3:seat:5", 400)]
     assert decision.findings == []
+
+
+def test_a_dispute_about_a_taille_still_dealt_is_decided_at_its_end(cast, taille):
+    on_three(cast, taille)
+    lay(cast, taille, ORDER[:4])
+    dispute = dispute_raise(
+        actor=cast.caissier,
+        subject="pharao_draw",
+        subject_id=PharaoDraw.objects.get(taille=taille, number=1).pk,
+        claim="the 3 came right",
+    )
+    found = [{"draw": 1, "bank": "7H", "players": "3C"}]
+    # As found the 3 would still stand: money on the layout the records do not hold.
+    with pytest.raises(Conflict, match="not over"):
+        recomputation(dispute, found)
+    lay(cast, taille, ORDER[4:])
+    assert recomputation(dispute, found).corrections == [("T3:bank", "T3:seat:4", 1000)]
