@@ -10,9 +10,9 @@ coups a couple of minutes apart, fills when a bank runs low, new sixains when th
 After its break the second crew deals Pharao at table 4 (a few tailles on a single pack from
 the same delivery, with marks, approvals and the odd refused act: ``pharao.py``), counts it and
 closes; the worker's report of that séance is the Pharao one.
-After the closings a patron's complaint is put under review and the commissioner, on his round,
-witnesses the destruction of the sixains counted back and writes his visit in the police
-register. This morning, minutes before now, the first crew opens table 1 again: the float
+After the closings a patron's complaint at each game is put under review and the
+commissioner, on his round, witnesses the destruction of the packs counted back and writes his
+visit in the police register. This morning, minutes before now, the first crew opens table 1 again: the float
 countersigned, a sixain shuffled and cut, the first coup left to play.
 
 Everything lies before the moment the demo starts, so whatever the real clock records later (the
@@ -31,6 +31,7 @@ from casino import clock
 from casino.clock import ClockError, ManualClock
 from casino.disputes.services import dispute_raise, dispute_review
 from casino.floor.models import Settlement, Table
+from casino.floor.play.pharao.models import PharaoSettlement
 from casino.floor.services import reglement_load_presets
 from casino.police.services import observation_record
 from casino.simulation import pace
@@ -105,6 +106,7 @@ def record_the_day(
     )
     pace.let_pass(rng, pace.BREAK)
     _complaint(first)
+    _pharao_complaint(second)
     pace.let_pass(rng, pace.BREAK)
     _commissioners_round(house, rng)
     # This morning: the first crew opens table 1 again, about twenty minutes before now.
@@ -203,6 +205,29 @@ def _complaint(crew: Crew) -> None:
         statement="J'avais misé avant la première carte, sur l'autre couleur.",
     )
     clock.elapse(dt.timedelta(minutes=20))
+    dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="patron heard")
+
+
+def _pharao_complaint(crew: Crew) -> None:
+    """At the Pharao table a patron says his lost stake lay on another rank; the chef de partie
+    has it under review (decided by recomputing the taille with the rank found)."""
+    lost = (
+        PharaoSettlement.objects.filter(outcome="lost", taille__shift__table__number=PHARAO_TABLE)
+        .select_related("stake__holder")
+        .order_by("id")
+        .first()
+    )
+    if lost is None:
+        return
+    dispute = dispute_raise(
+        actor=crew.croupier,
+        subject="pharao_stake",
+        subject_id=lost.stake_id,
+        claim="the patron says his stake lay on the next card of the layout",
+        on_behalf_of=lost.stake.holder.name,
+        statement="Ma mise était sur la carte d'à côté.",
+    )
+    clock.elapse(dt.timedelta(minutes=10))
     dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="patron heard")
 
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from audit.chain import verify_chain
 from audit.models import AuditEvent
+from casino.disputes.models import Dispute
 from casino.floor.models import Account, CashTransfer, Coup, Duty, FloatCount, Shift
 from casino.floor.play.pharao.models import PharaoStakeAct
 from casino.floor.play.pharao.selectors import taille_document
@@ -139,6 +140,9 @@ def test_the_second_crew_deals_pharao_at_table_4_in_the_evening(the_day):
         assert draws[-1] - taille.opened_at > dt.timedelta(minutes=4)  # a real table's pace
     assert PharaoStakeAct.objects.filter(act__in=["paroli", "appe"]).exists()
     assert balance(Account.objects.get(code="T4:layout")) == 0
+    # A patron's complaint about a lost stake there, under review by the chef de partie.
+    complaint = Dispute.objects.get(pharao_stake__isnull=False)
+    assert (complaint.state, complaint.seance()) == ("under_review", seance)
 
 
 def the_day_runs_in_the_order_of_a_real_house(start: dt.datetime, until: dt.datetime) -> None:
