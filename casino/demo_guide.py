@@ -57,7 +57,9 @@ def render(logins: dict[str, dict[str, str | None]], web: str) -> str:
     ]
     others = sorted(set(logins) - {job.login for job in JOBS})
     if others:
-        lines.append(f"also: {', '.join(others)} (the second crew, at table 2 yesterday)")
+        lines.append(
+            f"also: {', '.join(others)} (the second crew: table 2 yesterday, then Pharao at table 4)"
+        )
     lines.append(
         "TOTP yes: the code is `python manage.py demo_totp LOGIN` (or the secret in "
         "var/demo-logins.json, in an authenticator app)"

@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from audit.append_only import append_only
 from casino.floor.models import Coup, Movement, PostedReglement, Shift, Stake
+from casino.floor.play.pharao.models import PharaoDraw, PharaoStake
 from shoes.models import CardLaid, Pack
 
 
@@ -51,13 +52,16 @@ TRANSITIONS = [
     (DisputeState.UNDER_REVIEW, DisputeState.WITHDRAWN),
 ]
 
-SUBJECTS = ("coup", "stake", "movement", "pack", "card")
+SUBJECTS = ("coup", "stake", "movement", "pack", "card", "pharao_stake", "pharao_draw")
+PHARAO_SUBJECTS = ("pharao_stake", "pharao_draw")
 SUBJECT_WORDS = {
     "coup": _("coup"),
     "stake": _("mise"),
     "movement": _("mouvement"),
     "pack": _("jeu de cartes"),
     "card": _("carte"),
+    "pharao_stake": _("mise au pharaon"),
+    "pharao_draw": _("tirage au pharaon"),
 }
 
 
@@ -99,6 +103,22 @@ class Dispute(models.Model):
     )
     card = models.ForeignKey(
         CardLaid, null=True, blank=True, on_delete=models.PROTECT, verbose_name=_("carte")
+    )
+    pharao_stake = models.ForeignKey(
+        PharaoStake,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("mise au pharaon"),
+    )
+    pharao_draw = models.ForeignKey(
+        PharaoDraw,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("tirage au pharaon"),
     )
     reglement = models.ForeignKey(
         PostedReglement,
@@ -187,6 +207,8 @@ class Dispute(models.Model):
             return record.shift  # type: ignore[attr-defined,no-any-return]
         if kind == "stake":
             return record.coup.shift  # type: ignore[attr-defined,no-any-return]
+        if kind in PHARAO_SUBJECTS:
+            return record.taille.shift  # type: ignore[attr-defined,no-any-return]
         if kind == "pack":
             last = record.coups.order_by("-id").select_related("shift").first()  # type: ignore[attr-defined]
             return last.shift if last else None

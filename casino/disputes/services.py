@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 from audit.chain import audit_record
 from casino import clock
 from casino.disputes.models import (
+    PHARAO_SUBJECTS,
     SUBJECTS,
     Decision,
     DecisionApproval,
@@ -34,10 +35,11 @@ from casino.disputes.models import (
     DisputeStep,
     Evidence,
 )
-from casino.disputes.recompute import Recomputation, recompute, transfers
+from casino.disputes.recompute import Recomputation, recompute, recompute_taille, transfers
 from casino.errors import Conflict, DomainError, NotFound, SegregationViolation
 from casino.files import sha256_of
 from casino.floor.models import Account, Coup, Movement, PostedReglement, Stake
+from casino.floor.play.pharao.models import PharaoDraw, PharaoStake, Taille
 from casino.floor.services import Entry, ledger_post
 from casino.people.roles import Role
 from casino.people.services import require_role
@@ -100,7 +102,15 @@ def _text(value: str, where: str, what: str) -> str:
 
 def _subject(kind: str, pk: int) -> tuple[dict[str, Any], PostedReglement]:
     """The contested record and the règlement version in force when it was played."""
-    models = {"coup": Coup, "stake": Stake, "movement": Movement, "pack": Pack, "card": CardLaid}
+    models = {
+        "coup": Coup,
+        "stake": Stake,
+        "movement": Movement,
+        "pack": Pack,
+        "card": CardLaid,
+        "pharao_stake": PharaoStake,
+        "pharao_draw": PharaoDraw,
+    }
     if kind not in models:
         raise InvalidDispute(
             _("une contestation porte sur : %(subjects)s") % {"subjects": ", ".join(SUBJECTS)},
@@ -113,7 +123,9 @@ def _subject(kind: str, pk: int) -> tuple[dict[str, Any], PostedReglement]:
             _("%(kind)s %(id)s n'existe pas") % {"kind": kind, "id": pk}, where="subject_id"
         ) from None
     coup = contested_coup_of(kind, record)
-    if coup is not None:
+    if kind in PHARAO_SUBJECTS:
+        reglement = record.taille.reglement  # the version the taille was dealt under
+    elif coup is not None:
         reglement = coup.reglement
     elif kind in ("movement", "card") and record.shift_id is not None:
         reglement = record.shift.reglement  # the version its séance opened under
@@ -147,6 +159,8 @@ def recorders(dispute: Dispute) -> set[int]:
     kind, record = dispute.subject_name(), dispute.subject()
     if kind in ("movement", "card"):
         return {record.actor_id}  # type: ignore[attr-defined]
+    if kind in PHARAO_SUBJECTS:
+        return _pharao_recorders(kind, record)
     if kind == "pack":
         return set(record.events.values_list("actor_id", flat=True))  # type: ignore[attr-defined]
     coup: Coup = record if kind == "coup" else record.coup  # type: ignore[assignment,attr-defined]
@@ -158,6 +172,19 @@ def recorders(dispute: Dispute) -> set[int]:
     if result is not None:
         people.add(result.settled_by_id)
     return people
+
+
+def _pharao_recorders(kind: str, record: Any) -> set[int]:
+    """For a Pharao stake: who placed it, acted on it or approved an act on it; for a draw:
+    who opened the taille, laid its cards and settled the draw."""
+    if kind == "pharao_stake":
+        people = {record.placed_by_id}
+        people |= set(record.acts.values_list("by_id", flat=True))
+        people |= set(record.approvals.values_list("approved_by_id", flat=True))
+        return people
+    taille = record.taille
+    laid = CardLaid.objects.filter(pack_id=taille.pack_id, taille=taille.pack_taille)
+    return {taille.opened_by_id, record.settled_by_id, *laid.values_list("actor_id", flat=True)}
 
 
 def _keep_apart(dispute: Dispute, actor: Any, act: str) -> None:
@@ -183,8 +210,11 @@ def correctable_accounts(dispute: Dispute) -> set[str]:
     paid or took from) and the bank, layout and prison of the table where it was played."""
     kind, record = dispute.subject_name(), dispute.subject()
     holders: set[int] = set()
-    if kind == "stake":
+    if kind in ("stake", "pharao_stake"):
         holders.add(record.holder_id)  # type: ignore[attr-defined]
+    elif kind == "pharao_draw":
+        # A draw's cards as found change what every stake of the taille won or lost.
+        holders |= set(record.taille.stakes.values_list("holder_id", flat=True))  # type: ignore[attr-defined]
     elif kind == "movement":
         holders |= {record.credit_id, record.debit_id}  # type: ignore[attr-defined]
     else:
@@ -386,8 +416,14 @@ def _applied(dispute: Dispute) -> Counter[str]:
 def recomputation(
     dispute: Dispute, findings: list[dict[str, Any]] | None = None
 ) -> Recomputation | None:
-    """The engine's answer for the contested coup (None when the subject is not in a coup)."""
-    coup = contested_coup_of(dispute.subject_name(), dispute.subject())
+    """The engine's answer for the contested coup or Pharao taille (None when the subject is
+    in neither)."""
+    kind = dispute.subject_name()
+    if kind in PHARAO_SUBJECTS:
+        taille_id = dispute.subject().taille_id  # type: ignore[attr-defined]
+        # Read afresh: the taille may have ended since the dispute's draw or stake was read.
+        return recompute_taille(Taille.objects.get(pk=taille_id), findings)
+    coup = contested_coup_of(kind, dispute.subject())
     if coup is None or not hasattr(coup, "outcome"):
         return None
     return recompute(coup, findings)

@@ -7,9 +7,12 @@ commissioner reads their seals (one is read wrong: the pack is rejected, an anom
 review) and signs the register page of the day. Table 1 opens about 14:00, table 2 an hour later
 with a second crew, and table 3 in the evening with the first crew after its break: hours of
 coups a couple of minutes apart, fills when a bank runs low, new sixains when the cards pass.
-After the closings a patron's complaint is put under review and the commissioner, on his round,
-witnesses the destruction of the sixains counted back and writes his visit in the police
-register. This morning, minutes before now, the first crew opens table 1 again: the float
+After its break the second crew deals Pharao at table 4 (a few tailles on a single pack from
+the same delivery, with marks, approvals and the odd refused act: ``pharao.py``), counts it and
+closes; the worker's report of that séance is the Pharao one.
+After the closings a patron's complaint at each game is put under review and the
+commissioner, on his round, witnesses the destruction of the packs counted back and writes his
+visit in the police register. This morning, minutes before now, the first crew opens table 1 again: the float
 countersigned, a sixain shuffled and cut, the first coup left to play.
 
 Everything lies before the moment the demo starts, so whatever the real clock records later (the
@@ -28,15 +31,19 @@ from casino import clock
 from casino.clock import ClockError, ManualClock
 from casino.disputes.services import dispute_raise, dispute_review
 from casino.floor.models import Settlement, Table
+from casino.floor.play.pharao.models import PharaoSettlement
 from casino.floor.services import reglement_load_presets
 from casino.police.services import observation_record
 from casino.simulation import pace
+from casino.simulation.pharao import pharao_seance, pharao_table_for
 from casino.simulation.seance import Crew, House, seance, table_for
 from casino.simulation.timeline import Play, play_together
 from shoes import services as packs
 from shoes.models import Pack, PackKind, PackState
 
 DELIVERY = 12  # sixains: the day's tailles, this morning's, and some left in store
+SINGLES = 2  # single packs for the Pharao table: one for the day, one left in store
+PHARAO_TABLE = 4
 MISREAD = 3  # the commissioner reads this one's seal wrong
 SEAL_MISREAD_AS = "RF-2026-0030"
 
@@ -48,6 +55,7 @@ class Seances:
     table_1: int = 70
     table_2: int = 75
     table_3: int = 25
+    pharao: int = 3  # tailles at table 4 (a taille takes ten to fifteen minutes)
 
 
 def yesterday_at(hour: int, minute: int = 0) -> dt.datetime:
@@ -80,6 +88,8 @@ def record_the_day(
     for number in (1, 2, 3):
         tables.append(table_for(house, number))
         pace.let_pass(rng, pace.DESK)
+    pharao = pharao_table_for(house, PHARAO_TABLE)
+    pace.let_pass(rng, pace.DESK)
     _at(manual, 11)
     _card_room_morning(house, rng)
     _at(manual, 13)
@@ -90,12 +100,13 @@ def record_the_day(
             (start, _two_seances(first, house, rng, tables[0], tables[2], seances)),
             (
                 start + dt.timedelta(hours=1, minutes=20),
-                seance(tables[1], second, house, rng, coups=seances.table_2),
+                _second_crew(second, house, rng, tables[1], pharao, seances),
             ),
         ]
     )
     pace.let_pass(rng, pace.BREAK)
     _complaint(first)
+    _pharao_complaint(second)
     pace.let_pass(rng, pace.BREAK)
     _commissioners_round(house, rng)
     # This morning: the first crew opens table 1 again, about twenty minutes before now.
@@ -119,6 +130,15 @@ def _two_seances(
     yield from seance(evening, crew, house, rng, coups=seances.table_3)
 
 
+def _second_crew(
+    crew: Crew, house: House, rng: random.Random, table: Table, pharao: Table, seances: Seances
+) -> Play:
+    """The second crew's day: table 2 in the afternoon, a break, Pharao at table 4."""
+    yield from seance(table, crew, house, rng, coups=seances.table_2)
+    yield pace.pause(rng, pace.BREAK)
+    yield from pharao_seance(pharao, crew, house, rng, tailles_to_play=seances.pharao)
+
+
 def _card_room_morning(house: House, rng: random.Random) -> None:
     """The delivery entered in the register at once, then each sixain put in the store."""
     delivered = packs.delivery_receive(
@@ -132,7 +152,18 @@ def _card_room_morning(house: House, rng: random.Random) -> None:
             for n in range(1, DELIVERY + 1)
         ],
     )
-    for pack in delivered:
+    singles = packs.delivery_receive(
+        actor=house.caissier,
+        kind=PackKind.SINGLE,
+        maker="Grimaud",
+        sealing_authority="Préfecture de police",
+        store_location="coffre A",
+        packs=[
+            {"seal_number": f"RF-2026-P{n:03d}", "maker_pack_numbers": f"G-P{n}"}
+            for n in range(1, SINGLES + 1)
+        ],
+    )
+    for pack in [*delivered, *singles]:
         pace.let_pass(rng, pace.STORE)
         packs.pack_store(actor=house.caissier, pack_id=pack.pk)
 
@@ -174,6 +205,29 @@ def _complaint(crew: Crew) -> None:
         statement="J'avais misé avant la première carte, sur l'autre couleur.",
     )
     clock.elapse(dt.timedelta(minutes=20))
+    dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="patron heard")
+
+
+def _pharao_complaint(crew: Crew) -> None:
+    """At the Pharao table a patron says his lost stake lay on another rank; the chef de partie
+    has it under review (decided by recomputing the taille with the rank found)."""
+    lost = (
+        PharaoSettlement.objects.filter(outcome="lost", taille__shift__table__number=PHARAO_TABLE)
+        .select_related("stake__holder")
+        .order_by("id")
+        .first()
+    )
+    if lost is None:
+        return
+    dispute = dispute_raise(
+        actor=crew.croupier,
+        subject="pharao_stake",
+        subject_id=lost.stake_id,
+        claim="the patron says his stake lay on the next card of the layout",
+        on_behalf_of=lost.stake.holder.name,
+        statement="Ma mise était sur la carte d'à côté.",
+    )
+    clock.elapse(dt.timedelta(minutes=10))
     dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="patron heard")
 
 

@@ -42,6 +42,16 @@ SEAL = Takes(90, 240)  # the commissioner reads a seal, witnesses a destruction
 DESK = Takes(120, 420)  # an account opened, a règlement posted, a register signed
 BREAK = Takes(900, 1800)  # the crew rests between two séances
 
+# Pharao: a taille of 26 draws takes ten to fifteen minutes (the banker's two cards come fast,
+# the stakes, marks and payments between them take the time).
+SINGLE_SHUFFLE = Takes(30, 60)  # one pack of 52, mixed by hand
+BOTTOM_CARD = Takes(5, 15)  # the pack turned over, its bottom card shown and recorded
+BETWEEN_DRAWS = Takes(4, 12)  # the payments and collections of the draw just made
+PHARAO_CARD = Takes(1, 3)  # a card drawn from the box and laid left or right
+MARK = Takes(2, 6)  # a corner of the player's card bent
+APPROVAL = Takes(10, 30)  # the chef de partie is called to the layout
+EMPTY_TALON = Takes(10, 30)  # the tailleur shows the box empty: no card left to count
+
 
 def pause(rng: random.Random, takes: Takes) -> dt.timedelta:
     """The time an act that ``takes`` so long takes this time."""

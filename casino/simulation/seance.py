@@ -76,21 +76,32 @@ class Crew:
     croupier: User
 
 
-def table_for(house: House, number: int) -> Table:
-    """Table ``number``, created by the director under the posted modern règlement if missing."""
+def table_for(
+    house: House,
+    number: int,
+    *,
+    game: str = "trente-et-quarante",
+    rules: str = RULES,
+    limits: tuple[int, int] = (500, 600_000),
+) -> Table:
+    """Table ``number``, created by the director for ``game`` under the posted ``rules`` with
+    ``limits`` (least, most) if missing; refused if it exists for another game (a simulation
+    must not play one game's acts at another's table)."""
     table = Table.objects.filter(number=number).first()
     if table is not None:
+        if table.game != game:
+            raise LookupError(f"table {number} plays {table.game}, not {game}")
         return table
-    posted = PostedReglement.objects.filter(name=RULES).order_by("-version").first()
+    posted = PostedReglement.objects.filter(name=rules).order_by("-version").first()
     if posted is None:
-        raise LookupError(f"the règlement {RULES} is not posted")
+        raise LookupError(f"the règlement {rules} is not posted")
     return table_create(
         actor=house.directeur,
         number=number,
-        game="trente-et-quarante",
+        game=game,
         reglement_id=posted.pk,
-        min_stake=500,
-        max_stake=600_000,
+        min_stake=limits[0],
+        max_stake=limits[1],
     )
 
 
@@ -163,17 +174,16 @@ def _open(s: _Seance) -> Play:
     )
 
 
-def _from_store(s: _Seance) -> Play:
-    """The oldest verified sixain in the store; if there is none, the cage receives one and the
-    commissioner verifies its seal there and then."""
-    pack = (
-        Pack.objects.filter(kind=PackKind.SIXAIN, state=PackState.VERIFIED).order_by("id").first()
-    )
+def _from_store(s: _Seance, kind: str = PackKind.SIXAIN) -> Play:
+    """The oldest verified pack of ``kind`` in the store (a sixain for Trente-et-Quarante, a
+    single pack for Pharao); if there is none, the cage receives one and the commissioner
+    verifies its seal there and then."""
+    pack = Pack.objects.filter(kind=kind, state=PackState.VERIFIED).order_by("id").first()
     if pack is None:
         seal = f"SIM-{s.table.number}-{s.rng.randrange(10**9):09d}"
         pack = packs.pack_receive(
             actor=s.house.caissier,
-            kind="sixain",
+            kind=kind,
             maker="Grimaud",
             maker_pack_numbers="simulated",
             seal_number=seal,

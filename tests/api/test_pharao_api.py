@@ -205,7 +205,10 @@ def _expected_movements(document, replayed):
 
 def _win_before(replayed, stake, draw):
     """The win a mark made before ``draw`` follows: the stake's line on draw ``draw - 1``."""
-    line = next(s for s in replayed["draws"][draw - 2]["settlements"] if s["stake"] == stake)
+    # A stake reduced or raised before that draw has its act's line there too: the win is the
+    # draw's own line.
+    lines = replayed["draws"][draw - 2]["settlements"]
+    (line,) = [s for s in lines if s["stake"] == stake and s["outcome"] not in ACTS]
     assert line["outcome"] == "won"
     return line["paid"]
 

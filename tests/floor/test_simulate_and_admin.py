@@ -14,6 +14,7 @@ from audit.models import AuditEvent
 from casino import clock
 from casino.clock import ManualClock
 from casino.floor.models import Account, Coup, Shift
+from casino.floor.play.pharao.models import Taille
 from casino.floor.services import balance
 from tests.actors import login_admin, make_cast
 
@@ -71,3 +72,38 @@ def test_simulate_refuses_a_start_that_would_put_history_out_of_order(cast):
     with pytest.raises(CommandError, match="in the past"):
         call_command("simulate", "--start", (clock.wall() + dt.timedelta(hours=1)).isoformat())
     assert not Coup.objects.exists()
+
+
+def test_simulate_plays_pharao_tailles_each_at_the_pace_of_a_real_table(db, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    two_days_ago = clock.wall() - dt.timedelta(days=2)
+    with ManualClock(two_days_ago):
+        make_cast()
+    start = (two_days_ago + dt.timedelta(days=1)).replace(hour=15, minute=0)
+    out = io.StringIO()
+    call_command(
+        "simulate",
+        "--start",
+        start.isoformat(),
+        game="pharao",
+        first=4,
+        hours=0.5,
+        seed=2,
+        stdout=out,
+    )
+    assert "simulated 2 tailles of Pharao on 1 table(s)" in out.getvalue()
+    shift = Shift.objects.get(table__number=4, table__game="pharao")
+    assert shift.closed_at is not None
+    for taille in Taille.objects.filter(shift=shift):
+        draws = list(taille.draws.order_by("number").values_list("settled_at", flat=True))
+        assert len(draws) == 26
+        # A taille takes minutes, not the instant a loop would give it.
+        assert dt.timedelta(minutes=4) < draws[-1] - taille.opened_at < dt.timedelta(minutes=30)
+    assert balance(Account.objects.get(code="T4:layout")) == 0
+    assert verify_chain().ok
+
+
+def test_simulate_refuses_to_play_pharao_at_a_trente_et_quarante_table(cast, posted):
+    call_command("simulate", tables=1, hours=0.05, seed=1, stdout=io.StringIO())
+    with pytest.raises(CommandError, match="table 1 plays trente-et-quarante, not pharao"):
+        call_command("simulate", game="pharao", first=1, stdout=io.StringIO())

@@ -16,14 +16,19 @@ from django.utils import timezone
 
 from audit.chain import verify_chain
 from audit.models import AuditEvent
-from casino.floor.models import CashTransfer, Coup, Duty, FloatCount, Shift
+from casino.disputes.models import Dispute
+from casino.floor.models import Account, CashTransfer, Coup, Duty, FloatCount, Shift
+from casino.floor.play.pharao.models import PharaoStakeAct
+from casino.floor.play.pharao.selectors import taille_document
+from casino.floor.services import balance, rundown
+from casino.games.replay import replay
 from casino.people.management.commands.demo_seed import SEED
 from casino.people.management.commands.demo_seed import Command as DemoSeed
 from casino.reports.services import registers_due
 from casino.simulation.day import Seances, record_the_day, yesterday_at
 from casino.simulation.seance import Crew, House
 from casino.simulation.timeline import simulated_stretch
-from shoes.models import Pack, PackEvent, PackState, RegisterVisa, SealVerification
+from shoes.models import Pack, PackEvent, PackKind, PackState, RegisterVisa, SealVerification
 
 # Stamped by the real clock on purpose: django-otp stamps its devices itself, and a TOTP code is
 # checked against the world's time anyway.
@@ -117,12 +122,36 @@ def test_the_coups_are_minutes_apart_over_hours_in_a_day_in_order(the_day):
         assert max(gaps) < dt.timedelta(minutes=40)  # the longest: a new sixain, or a fill
 
 
+def test_the_second_crew_deals_pharao_at_table_4_in_the_evening(the_day):
+    start, _until, _found = the_day
+    seance = Shift.objects.get(table__number=4)
+    assert (seance.table.game, seance.closed_at is not None) == ("pharao", True)
+    assert Duty.objects.filter(shift=seance, person__username="tailleur2").exists()
+    assert rundown(seance).variance == 0
+    tailles = list(seance.tailles.order_by("number"))
+    assert [(t.number, t.phase, t.pack.kind) for t in tailles] == [
+        (n, "ended", PackKind.SINGLE) for n in (1, 2, 3)
+    ]
+    for taille in tailles:
+        assert replay(taille_document(taille))["refused"] == []
+        draws = list(taille.draws.order_by("number").values_list("settled_at", flat=True))
+        assert len(draws) == 26
+        assert local(draws[0]).date() == start.date()
+        assert draws[-1] - taille.opened_at > dt.timedelta(minutes=4)  # a real table's pace
+    assert PharaoStakeAct.objects.filter(act__in=["paroli", "appe"]).exists()
+    assert balance(Account.objects.get(code="T4:layout")) == 0
+    # A patron's complaint about a lost stake there, under review by the chef de partie.
+    complaint = Dispute.objects.get(pharao_stake__isnull=False)
+    assert (complaint.state, complaint.seance()) == ("under_review", seance)
+
+
 def the_day_runs_in_the_order_of_a_real_house(start: dt.datetime, until: dt.datetime) -> None:
     seances = list(Shift.objects.select_related("table").order_by("opened_at"))
     yesterday = [s for s in seances if local(s.opened_at).date() == start.date()]
-    assert [s.table.number for s in yesterday] == [1, 2, 3]
+    assert [s.table.number for s in yesterday] == [1, 2, 3, 4]
     assert yesterday[1].opened_at - yesterday[0].opened_at > dt.timedelta(minutes=45)
     assert yesterday[2].opened_at > yesterday[0].closed_at  # the first crew, after its break
+    assert yesterday[3].opened_at > yesterday[1].closed_at  # the second crew, after its break
     first_opening = yesterday[0].opened_at
     assert all(v.at < first_opening for v in SealVerification.objects.all())
     assert SealVerification.objects.filter(verdict="mismatch").count() == 1
@@ -130,9 +159,9 @@ def the_day_runs_in_the_order_of_a_real_house(start: dt.datetime, until: dt.date
     assert visa.day == start.date()
     assert visa.at < first_opening
     for seance in yesterday:
-        last_coup = seance.coups.order_by("-opened_at").first()
+        last = seance.coups.order_by("-opened_at").first() or seance.tailles.latest("opened_at")
         closing = FloatCount.objects.get(shift=seance, moment="closing")
-        assert last_coup.opened_at < closing.at < seance.closed_at
+        assert last.opened_at < closing.at < seance.closed_at
     assert CashTransfer.objects.filter(kind="fill").exists()  # a bank ran low
     passed = PackEvent.objects.filter(kind=PackEvent.Kind.PASSED)
     assert passed.count() > len(yesterday)  # sixains passed mid-séance, not only at closings

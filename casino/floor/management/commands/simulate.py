@@ -7,6 +7,10 @@ in play, its talon uncounted). With ``--start``, a past moment such
 as ``2026-03-01T14:00+01:00``, the acts are recorded on a simulated clock from that moment, each
 at the time it would take at a real table, so hours of play take seconds; the stretch must begin
 after the last recorded act and end before now. Without it the acts bear the real time.
+
+``--game pharao`` plays Pharao séances instead, about four tailles an hour
+(``casino/simulation/pharao.py``), from table ``--first`` on (a table of that number under
+another game is refused).
 """
 
 from __future__ import annotations
@@ -23,11 +27,14 @@ from django.core.management.base import BaseCommand, CommandError
 from casino import clock
 from casino.clock import ClockError
 from casino.floor.models import Coup
+from casino.floor.play.pharao.models import Taille
 from casino.floor.services import reglement_load_presets
+from casino.simulation.pharao import pharao_seance, pharao_table_for
 from casino.simulation.seance import Crew, House, seance, table_for
 from casino.simulation.timeline import play_together, simulated_stretch
 
 COUPS_PER_HOUR = 30  # a coup takes about two minutes (casino/simulation/pace.py)
+TAILLES_PER_HOUR = 4  # a taille of 26 draws takes ten to fifteen minutes
 STAFF = ("directeur", "chef", "tailleur", "croupier", "caissier", "commissaire")
 
 
@@ -40,10 +47,14 @@ def moment(text: str) -> dt.datetime:
 
 
 class Command(BaseCommand):
-    help = "Play simulated séances of Trente-et-Quarante through the services."
+    help = "Play simulated séances of Trente-et-Quarante or Pharao through the services."
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--tables", type=int, default=1)
+        parser.add_argument(
+            "--game", choices=("trente-et-quarante", "pharao"), default="trente-et-quarante"
+        )
+        parser.add_argument("--first", type=int, default=1, help="the first table's number")
         parser.add_argument("--hours", type=float, default=1.0, help="of play at each table")
         parser.add_argument("--seed", type=int, default=1854)
         parser.add_argument("--stakes", type=int, default=5, help="stakes per coup, at most")
@@ -58,6 +69,8 @@ class Command(BaseCommand):
         hours: float,
         seed: int,
         stakes: int,
+        game: str = "trente-et-quarante",
+        first: int = 1,
         start: dt.datetime | None = None,
         **options: Any,
     ) -> None:
@@ -68,25 +81,44 @@ class Command(BaseCommand):
         house = House(staff["directeur"], staff["caissier"], staff["commissaire"])
         crew = Crew(staff["chef"], staff["tailleur"], staff["croupier"])
         rng = random.Random(seed)
-        before = Coup.objects.count()
+        before = Coup.objects.count(), Taille.objects.count()
+        numbers = range(first, first + tables)
         try:
             stretch = simulated_stretch(start) if start else contextlib.nullcontext()
             with stretch:
                 reglement_load_presets(actor=house.commissaire, effective_from=clock.now().date())
                 # One crew: one table after the other.
-                plays = (
-                    seance(
-                        table_for(house, number),
-                        crew,
-                        house,
-                        rng,
-                        coups=int(hours * COUPS_PER_HOUR),
-                        stakes_per_coup=stakes,
-                        count_back_at_close=False,
+                if game == "pharao":
+                    plays = (
+                        pharao_seance(
+                            pharao_table_for(house, number),
+                            crew,
+                            house,
+                            rng,
+                            tailles_to_play=max(1, round(hours * TAILLES_PER_HOUR)),
+                        )
+                        for number in numbers
                     )
-                    for number in range(1, tables + 1)
-                )
+                else:
+                    plays = (
+                        seance(
+                            table_for(house, number),
+                            crew,
+                            house,
+                            rng,
+                            coups=int(hours * COUPS_PER_HOUR),
+                            stakes_per_coup=stakes,
+                            count_back_at_close=False,
+                        )
+                        for number in numbers
+                    )
                 play_together([(clock.now(), itertools.chain.from_iterable(plays))])
-        except ClockError as error:
+        except (ClockError, LookupError) as error:
             raise CommandError(str(error)) from error
-        self.stdout.write(f"simulated {Coup.objects.count() - before} coups on {tables} table(s)")
+        if game == "pharao":
+            done = Taille.objects.count() - before[1]
+            self.stdout.write(f"simulated {done} tailles of Pharao on {tables} table(s)")
+            return
+        self.stdout.write(
+            f"simulated {Coup.objects.count() - before[0]} coups on {tables} table(s)"
+        )

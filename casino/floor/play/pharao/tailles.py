@@ -304,7 +304,7 @@ def _ref(taille: Taille, stake: PharaoStake) -> str:
     return f"taille:{taille.pk}:pharao_stake:{stake.pk}"
 
 
-def _money(
+def line_entries(
     taille: Taille,
     line: engine.Settlement,
     stake: PharaoStake,
@@ -604,7 +604,7 @@ def _record_act(
             )
         )
     if line is not None:
-        collect, pay = _money(taille, line, stake, accounts, f"pharao_act:{record.pk}")
+        collect, pay = line_entries(taille, line, stake, accounts, f"pharao_act:{record.pk}")
         entries += collect + pay
     ledger_post(actor=actor, shift=taille.shift, entries=entries)
     audit_record(
@@ -903,7 +903,7 @@ def _write_lines(
     collections: list[Entry] = []
     payments: list[Entry] = []
     for s in lines:
-        collect, pay = _money(taille, s, by_id[s.stake], accounts, f"{key}:stake:{s.stake}")
+        collect, pay = line_entries(taille, s, by_id[s.stake], accounts, f"{key}:stake:{s.stake}")
         collections += collect
         payments += pay
     ledger_post(actor=actor, shift=taille.shift, entries=[*collections, *payments])
