@@ -55,6 +55,11 @@ class GameModule:
         """The rounds settled in the séance (a report's count)."""
         return 0
 
+    def replay_documents(self, shifts: Any) -> list[tuple[str, dict[str, Any]]]:
+        """The rounds of ``shifts`` in the replay format of REPLAY.md, each with the name of its
+        file under ``replay/`` in the regulator's export (``casino/reports/export.py``)."""
+        return []
+
 
 def game_module(game: str) -> GameModule:
     """The module of the game played at a table (``table.game``: a ``Game`` or its value)."""

@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 
 from casino.errors import Conflict
 from casino.floor.play.pharao.models import PharaoDraw, Taille, TaillePhase
+from casino.floor.play.pharao.selectors import taille_document
 from casino.floor.registry import GameModule
 from shoes.errors import IllegalPackState
 
@@ -39,6 +40,16 @@ class Pharao(GameModule):
     def rounds_played(self, shift: Any) -> int:
         """The draws settled in the séance."""
         return int(PharaoDraw.objects.filter(taille__shift=shift).count())
+
+    def replay_documents(self, shifts: Any) -> list[tuple[str, dict[str, Any]]]:
+        """Each taille's document, the one the floor itself rebuilds the taille from
+        (``taille_document``): its file named like a talon's, by the pack's seal and its cut."""
+        return [
+            (f"{t.pack.seal_number}-{t.pack_taille}.json", taille_document(t))
+            for t in Taille.objects.filter(shift__in=shifts)
+            .select_related("pack", "reglement")
+            .order_by("id")
+        ]
 
 
 MODULE = Pharao()
