@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from casino.errors import WrongGame
 
@@ -40,6 +41,8 @@ class GameModule:
     pack_kind = "single"
     # The accounts a table of the game has (``Account.Kind``), made with the table.
     accounts: tuple[str, ...] = ("layout", "bank")
+    # What its rounds are called where a séance's are counted (``rounds_played``).
+    rounds_word: Any = gettext_lazy("coups")
 
     def check_closable(self, shift: Any) -> None:
         """Refuse (``Conflict``) to close a séance while a round is being played there."""

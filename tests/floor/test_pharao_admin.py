@@ -98,6 +98,7 @@ def test_a_stake_and_an_approval_have_pages_and_nothing_is_changed_there(cast, p
     assert client.get("/admin/floor/taille/").status_code == 200
     shift = client.get(f"/admin/floor/shift/{played.shift_id}/change/").content.decode()
     assert f"/admin/floor/taille/{played.pk}/change/" in shift
+    assert "26 tirages · mises 28,00" in shift  # a Pharao séance counts its draws
     assert client.post(f"/admin/floor/taille/{played.pk}/delete/", {"post": "yes"}).status_code == (
         403
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from casino.errors import Conflict
 from casino.floor.play.pharao.models import PharaoDraw, Taille, TaillePhase
@@ -19,6 +20,7 @@ class Pharao(GameModule):
     game = GAME
     pack_kind = "single"
     accounts = ("layout", "bank")
+    rounds_word = gettext_lazy("tirages")
 
     def check_closable(self, shift: Any) -> None:
         if shift.tailles.filter(phase=TaillePhase.DEALING).exists():
