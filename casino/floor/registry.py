@@ -58,6 +58,11 @@ class GameModule:
         """The rounds settled in the séance (a report's count)."""
         return 0
 
+    def export_records(self, shifts: Any) -> dict[str, list[dict[str, Any]]]:
+        """The records of the rounds of ``shifts`` its game keeps its own way, as rows by the
+        name of their CSV file in the regulator's export (``casino/reports/export.py``)."""
+        return {}
+
     def replay_documents(self, shifts: Any) -> list[tuple[str, dict[str, Any]]]:
         """The rounds of ``shifts`` in the replay format of REPLAY.md, each with the name of its
         file under ``replay/`` in the regulator's export (``casino/reports/export.py``)."""

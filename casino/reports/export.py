@@ -22,7 +22,9 @@ without our database.
 - ``replay/<seal>-<taille>.json`` for the rounds of the other games, as their package writes them
   (``GameModule.replay_documents``): a Pharao taille is the document the floor rebuilds it from,
   its cards with the bottom card last, its stakes and acts, the approvals named, so that
-  ``python -m casino.games replay`` gives back its recorded draws and settlements.
+  ``python -m casino.games replay`` gives back its recorded draws and settlements; and their
+  records (``GameModule.export_records``): ``pharao_tailles|draws|stakes|acts|approvals|
+  settlements.csv``, the stakes' ids those of the replay documents.
 """
 
 from __future__ import annotations
@@ -299,10 +301,13 @@ def export_zip(report: Report) -> bytes:
         archive.writestr("talons.csv", _csv(talon_rows))
         # The rounds each game keeps its own way (a Pharao taille...), as its package writes them.
         for game in sorted({s.table.game for s in shifts}):
-            for name, document in game_module(game).replay_documents(shifts):
+            module = game_module(game)
+            for name, document in module.replay_documents(shifts):
                 archive.writestr(
                     f"replay/{name}", json.dumps(document, ensure_ascii=False, indent=1)
                 )
+            for stem, rows in module.export_records(shifts).items():
+                archive.writestr(f"{stem}.csv", _csv(rows))
         events = AuditEvent.objects.filter(
             seq__gte=report.chain_from, seq__lte=report.chain_to
         ).order_by("seq")

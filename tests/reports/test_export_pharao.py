@@ -4,6 +4,7 @@ settlements (issue 13, item 6)."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import zipfile
@@ -64,3 +65,42 @@ def test_the_exports_pharao_tailles_replay_to_the_recorded_settlements(cast, pos
     )
     assert compared == recorded > 0
     assert any(s["outcome"] == "plie" for d in replayed["draws"] for s in d["settlements"])
+
+
+def test_the_export_holds_the_pharao_records_the_replay_documents_name(cast, posted):
+    seance = open_seance(cast, pharao_table(cast))
+    taille = play_a_taille(cast, seance)
+    closing = signed_count(cast, seance.table, "closing", chips_for(rundown(seance).expected))
+    shift_close(actor=cast.chef, shift=seance, count_id=closing.pk)
+    archive = zipfile.ZipFile(io.BytesIO(export_zip(rendered(seance))))
+
+    def rows(name: str) -> list[dict[str, str]]:
+        return list(csv.DictReader(io.StringIO(archive.read(f"{name}.csv").decode())))
+
+    (document,) = (
+        json.loads(archive.read(n)) for n in archive.namelist() if n.startswith("replay/")
+    )
+    stakes = {row["id"]: row for row in rows("pharao_stakes")}
+    assert sorted(stakes) == sorted(s["id"] for s in document["stakes"])
+    assert {stakes[s["id"]]["ref"] for s in document["stakes"]} == {"a", "b", "p", "w"}
+    assert [(t["id"], t["bottom_card"], t["phase"]) for t in rows("pharao_tailles")] == [
+        (str(taille.pk), "KS", "ended")
+    ]
+    draws = rows("pharao_draws")
+    assert len(draws) == 26
+    assert [d["plie"] for d in draws].count("True") == 1
+    assert len(rows("pharao_acts")) == len(document["actions"]) == 3
+    approvals = rows("pharao_approvals")
+    assert [(a["act"], a["stake_placed_by"], a["approved_by"]) for a in approvals] == [
+        ("reduce", "croupier", "chef"),
+        ("withdraw", "croupier", "chef"),
+        ("withdraw", "croupier", "chef"),
+    ]
+    settled = rows("pharao_settlements")
+    assert len(settled) == PharaoSettlement.objects.filter(taille=taille).count()
+    # From the files alone, every unit put on the layout left it: kept by the bank or returned.
+    acts = rows("pharao_acts")
+    put_on = sum(int(s["amount"]) for s in stakes.values()) + sum(int(a["put"]) for a in acts)
+    taken_off = sum(int(s["to_bank"]) + int(s["returned"]) for s in settled)
+    taken_off += sum(int(a["returned"]) for a in acts)
+    assert put_on == taken_off == 2800 + 1000  # the stakes, and the winnings the paroli let ride

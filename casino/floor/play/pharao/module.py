@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy
 
 from casino.errors import Conflict
 from casino.floor.play.pharao.models import PharaoDraw, Taille, TaillePhase
-from casino.floor.play.pharao.selectors import taille_document
+from casino.floor.play.pharao.selectors import pharao_records, taille_document
 from casino.floor.registry import GameModule
 from shoes.errors import IllegalPackState
 
@@ -42,6 +42,11 @@ class Pharao(GameModule):
     def rounds_played(self, shift: Any) -> int:
         """The draws settled in the séance."""
         return int(PharaoDraw.objects.filter(taille__shift=shift).count())
+
+    def export_records(self, shifts: Any) -> dict[str, list[dict[str, Any]]]:
+        """Tailles, draws, stakes, the acts on them, the banker's approvals and the settlements:
+        the ids are those the replay documents name (a stake's id is its ``id`` there)."""
+        return pharao_records(shifts)
 
     def replay_documents(self, shifts: Any) -> list[tuple[str, dict[str, Any]]]:
         """Each taille's document, the one the floor itself rebuilds the taille from
