@@ -124,7 +124,8 @@ def stake_history(stake: PharaoStake) -> list[str]:
         when = (
             _("tirage %(draw)s") % {"draw": number} if s.draw is not None else _("fin de la taille")
         )
-        lines.append(((number, 2, s.pk), f"{when} : {settlement_text(s)}"))
+        said = _("%(when)s : %(what)s") % {"when": when, "what": settlement_text(s)}
+        lines.append(((number, 2, s.pk), said))
     return [text for _key, text in sorted(lines, key=lambda line: line[0])]
 
 
@@ -133,9 +134,12 @@ def last_mark(stake: PharaoStake) -> str:
     # A settlement at draw d comes after the acts before draw d: the later of the two is the one
     # with the greater (draw, act before settlement).
     found = [(draw, 1, pk, mark) for pk, draw, mark in stake.acts.values_list("pk", "draw", "mark")]
+    # A plié's line keeps the mark it had; what stands after it is a simple stake.
     found += [
-        (DRAWS + 1 if draw is None else draw, 2, pk, mark)
-        for pk, draw, mark in stake.settlements.values_list("pk", "draw__number", "mark")
+        (DRAWS + 1 if draw is None else draw, 2, pk, SIMPLE if outcome == "plie" else mark)
+        for pk, draw, mark, outcome in stake.settlements.values_list(
+            "pk", "draw__number", "mark", "outcome"
+        )
     ]
     return max(found)[3] if found else SIMPLE
 
@@ -222,10 +226,10 @@ class TailleAdmin(RecordAdmin):
                     _lines(
                         [
                             format_html(
-                                "{} ({}) : {}",
-                                _stake_link(s.stake),
-                                s.stake.rank,
-                                settlement_text(s),
+                                _("{stake} (rang {rank}) : {what}"),
+                                stake=_stake_link(s.stake),
+                                rank=s.stake.rank,
+                                what=settlement_text(s),
                             )
                             for s in settled.get(number, [])
                         ]
