@@ -25,7 +25,7 @@ from casino.floor.models import (
     Table,
     TableChange,
 )
-from casino.floor.registry import game_part, game_parts
+from casino.floor.registry import game_module, game_part, game_parts
 from casino.floor.selectors import shift_figures
 from casino.floor.services import balance, rundown, table_configure, table_create
 from casino.people.roles import Role
@@ -278,12 +278,15 @@ class ShiftAdmin(LimitsShown, RecordAdmin):
         game = game_part(obj.table.game, "admin") if obj is not None else None
         return [*self.inlines, *getattr(game, "SHIFT_INLINES", [])]
 
-    @admin.display(description=gettext_lazy("coups, mises, gain de la banque, taux"))
+    @admin.display(description=gettext_lazy("jeu, mises, gain de la banque, taux"))
     def figures(self, shift: Shift) -> str:
         f = shift_figures(shift)
         hold = "–" if f.hold is None else f"{number_format(f.hold, 2, use_l10n=True)} %"
-        return _("%(coups)s coups · mises %(drop)s · gain de la banque %(win)s · taux %(hold)s") % {
-            "coups": f.coups,
+        return _(
+            "%(rounds)s %(word)s · mises %(drop)s · gain de la banque %(win)s · taux %(hold)s"
+        ) % {
+            "rounds": f.coups,
+            "word": game_module(shift.table.game).rounds_word,
             "drop": shown.money(f.drop),
             "win": shown.money(f.win),
             "hold": hold,

@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from casino.errors import WrongGame
 
@@ -40,6 +41,8 @@ class GameModule:
     pack_kind = "single"
     # The accounts a table of the game has (``Account.Kind``), made with the table.
     accounts: tuple[str, ...] = ("layout", "bank")
+    # What its rounds are called where a séance's are counted (``rounds_played``).
+    rounds_word: Any = gettext_lazy("coups")
 
     def check_closable(self, shift: Any) -> None:
         """Refuse (``Conflict``) to close a séance while a round is being played there."""
@@ -54,6 +57,16 @@ class GameModule:
     def rounds_played(self, shift: Any) -> int:
         """The rounds settled in the séance (a report's count)."""
         return 0
+
+    def export_records(self, shifts: Any) -> dict[str, list[dict[str, Any]]]:
+        """The records of the rounds of ``shifts`` its game keeps its own way, as rows by the
+        name of their CSV file in the regulator's export (``casino/reports/export.py``)."""
+        return {}
+
+    def replay_documents(self, shifts: Any) -> list[tuple[str, dict[str, Any]]]:
+        """The rounds of ``shifts`` in the replay format of REPLAY.md, each with the name of its
+        file under ``replay/`` in the regulator's export (``casino/reports/export.py``)."""
+        return []
 
 
 def game_module(game: str) -> GameModule:

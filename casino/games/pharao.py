@@ -741,6 +741,9 @@ class Taille:
     draws: tuple[Draw, ...]
     refused: tuple[Refusal, ...]
     end: tuple[Settlement, ...]
+    # What stood on the layout as each draw began, draw by draw: what the bank was exposed to
+    # (the expected hold of ``pharao_odds.expected_result``).
+    exposed: tuple[tuple[Standing, ...], ...] = ()
 
 
 def check_pack(cards: Sequence[Card]) -> None:
@@ -786,6 +789,7 @@ def play_taille(
     deal = TailleDeal(cards[-1], reglement)
     refused: list[Refusal] = []
     draws: list[Draw] = []
+    exposed: list[tuple[Standing, ...]] = []
     end: tuple[Settlement, ...] = ()
     for number in range(1, DRAWS + 1):
         for action in acts_by_draw.get(number, ()):
@@ -798,13 +802,14 @@ def play_taille(
                 deal.place(stake)
             except PharaoRefusal as exc:
                 refused.append(Refusal(number, stake.id, "stake", exc.code, exc))
+        exposed.append(tuple(deal.standing.values()))
         deal.lay(cards[2 * number - 2])
         laid = deal.lay(cards[2 * number - 1])
         assert laid.settled is not None
         draws.append(_in_order(laid.settled, order))
         if laid.end is not None:
             end = tuple(sorted(laid.end, key=lambda s: order[s.stake]))
-    return Taille(cards[-1], tuple(draws), tuple(refused), end)
+    return Taille(cards[-1], tuple(draws), tuple(refused), end, tuple(exposed))
 
 
 def _in_order(draw: Draw, order: Mapping[str, int]) -> Draw:

@@ -35,12 +35,15 @@ Fraction(205, 9996)
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from typing import Any
 
+from casino.games.cards import Rank
 from casino.games.errors import GameError
+from casino.games.pharao import Taille, plie_share
 from casino.games.reglement import Reglement
 
 PACK = 52
@@ -186,3 +189,63 @@ def pharao_odds_document(
         ),
         "until_resolved": _figures({"edge": edge}),
     }
+
+
+@dataclass(frozen=True)
+class Expected:
+    """The bank's expected result of what a taille exposed, and its variance, in minor units."""
+
+    mean: Fraction
+    variance: Fraction
+    by_draw: tuple[Fraction, ...] = ()  # the mean, draw by draw
+
+
+def expected_result(taille: Taille, reglement: Reglement) -> Expected:
+    """The bank's expected result of a played taille given what actually stood on the layout as
+    each draw began (``Taille.exposed``): each stake's exact expectation at that draw from the
+    cards then left (``next_draw``): the riding amount won on the bank's card, paid on the
+    players', and the bank's share of all that stands on a plié (rounded down as the floor does).
+    Summed over the draws, whose outcomes given the layout are a martingale's steps, so the
+    variance is the sum of each draw's conditional variance (a stake's outcomes within one draw
+    are exact; stakes on one rank move together and are summed before squaring).
+
+    >>> from casino.games.cards import ONE_PACK, Rank
+    >>> from casino.games.pharao import Act, Action, Stake, play_taille
+    >>> one = [(1, Stake("a", Rank.THREE, 100))], [(2, Action("a", Act.WITHDRAW, None, "chef"))]
+    >>> expected_result(play_taille(list(ONE_PACK), *one, Reglement()), Reglement()).mean
+    Fraction(4, 17)
+
+    (one draw: 4 threes of 51 cards, as likely left as right; a plié, 4·3/(51·50), takes 50.)
+    The last queen before the last draw is the bank's card for sure:
+
+    >>> last = [(26, Stake("q", Rank.QUEEN, 100))], []
+    >>> expected = expected_result(play_taille(list(ONE_PACK), *last, Reglement()), Reglement())
+    >>> expected.mean, expected.variance
+    (Fraction(100, 1), Fraction(0, 1))
+    """
+    share = reglement.pharao_plie_share
+    bottom = taille.bottom_card
+    seen: Counter[Rank] = Counter()
+    mean = variance = Fraction(0)
+    by_draw: list[Fraction] = []
+    for number, standing in enumerate(taille.exposed, start=1):
+        before = mean
+        cards_left = PACK - 1 - 2 * (number - 1)
+        by_rank: dict[Rank, tuple[int, int]] = {}
+        for s in standing:
+            riding, taken = by_rank.get(s.rank, (0, 0))
+            by_rank[s.rank] = (riding + s.riding, taken + plie_share(s.stands, share))
+        for on, (riding, taken) in by_rank.items():
+            of_rank = 4 - seen[on] - (1 if bottom.rank is on else 0)
+            odds = next_draw(cards_left, of_rank, reglement, bottom_of_rank=bottom.rank is on)
+            gain = riding * (odds.bank - odds.players) + taken * odds.plie
+            square = riding * riding * (odds.bank + odds.players) + taken * taken * odds.plie
+            mean += gain
+            variance += square - gain * gain
+        by_draw.append(mean - before)
+        if number <= len(taille.draws):
+            draw = taille.draws[number - 1]
+            for c in (draw.bank, draw.players):
+                if c != bottom:
+                    seen[c.rank] += 1
+    return Expected(mean, variance, tuple(by_draw))

@@ -38,6 +38,7 @@ from casino.games.pharao import (
     play_taille,
     settlement_dict,
 )
+from casino.games.reglement import Reglement
 from casino.games.replay import _fail, _from_engine, _integer, _object, _required, _rules, _string
 
 GAME = "pharao"
@@ -125,6 +126,11 @@ def _actions(value: Any) -> list[tuple[int, Action]]:
 
 def replay_pharao(document: Any) -> dict[str, Any]:
     """Replay one (parsed) Pharao document of REPLAY.md; return the output document."""
+    return render(taille_of(document)[0])
+
+
+def taille_of(document: Any) -> tuple[Taille, Reglement]:
+    """The taille a (parsed) Pharao document of REPLAY.md plays, and its règlement."""
     top = _object(document, "", FIELDS)
     for key in ("game", "cards"):
         _required(top, key, "")
@@ -134,7 +140,7 @@ def replay_pharao(document: Any) -> dict[str, Any]:
     cards = _cards(top["cards"])
     stakes = _stakes(top.get("stakes", []))
     actions = _actions(top.get("actions", []))
-    return render(play_taille(cards, stakes, actions, rules))
+    return play_taille(cards, stakes, actions, rules), rules
 
 
 def _draw(d: Draw) -> dict[str, Any]:

@@ -18,7 +18,13 @@ without our database.
   the pack's order; their order is never dealt, so it changes no coup);
 - ``audit/events.jsonl`` with ``audit/canonical.py`` and ``audit/verify_events.py``: the audit
   events of the report's range, and a standard-library script that recomputes their hashes and
-  checks they link up to the head hash signed in the report.
+  checks they link up to the head hash signed in the report;
+- ``replay/<seal>-<taille>.json`` for the rounds of the other games, as their package writes them
+  (``GameModule.replay_documents``): a Pharao taille is the document the floor rebuilds it from,
+  its cards with the bottom card last, its stakes and acts, the approvals named, so that
+  ``python -m casino.games replay`` gives back its recorded draws and settlements; and their
+  records (``GameModule.export_records``): ``pharao_tailles|draws|stakes|acts|approvals|
+  settlements.csv``, the stakes' ids those of the replay documents.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from audit.models import AuditEvent
 from casino.disputes.models import about_seances
 from casino.floor.coups import rules_of
 from casino.floor.models import Coup, CoupResult, Movement, Settlement, Shift, Stake
+from casino.floor.registry import game_module
 from casino.games.cards import card
 from casino.reports.models import Report
 from shoes.models import CardLaid, Pack, TalonCount
@@ -292,6 +299,15 @@ def export_zip(report: Report) -> bytes:
             archive.writestr(file, json.dumps(document, ensure_ascii=False, indent=1))
             talon_rows.append(_talon_row(pack, taille, file, talon))
         archive.writestr("talons.csv", _csv(talon_rows))
+        # The rounds each game keeps its own way (a Pharao taille...), as its package writes them.
+        for game in sorted({s.table.game for s in shifts}):
+            module = game_module(game)
+            for name, document in module.replay_documents(shifts):
+                archive.writestr(
+                    f"replay/{name}", json.dumps(document, ensure_ascii=False, indent=1)
+                )
+            for stem, rows in module.export_records(shifts).items():
+                archive.writestr(f"{stem}.csv", _csv(rows))
         events = AuditEvent.objects.filter(
             seq__gte=report.chain_from, seq__lte=report.chain_to
         ).order_by("seq")

@@ -31,6 +31,7 @@ from casino.floor.models import (
     Shift,
     Stake,
 )
+from casino.floor.registry import game_part
 from casino.floor.selectors import shift_figures
 from casino.floor.services import rundown, table_account
 from casino.games.odds import composition_of_decks, edges, first_coup
@@ -82,12 +83,20 @@ def shift_document(report: Report) -> Document:
     )
     _seance(doc, report, shift, reglement, packs)
     _packs(doc, packs)
-    doc.add(_coups(shift))  # read while the PDF is written
-    _prison(doc, shift)
+    # A game with a section of its own writes its rounds and its hold (``<package>.report``);
+    # Trente-et-Quarante's coups, prison and hold are still written here.
+    game = game_part(table.game, "report")
+    if game is not None:
+        doc.add(game.section(shift))  # read while the PDF is written
+    else:
+        doc.add(_coups(shift))
+        _prison(doc, shift)
     _rundown(doc, shift)
     _disputes(doc, shift)
     _anomalies(doc, shift, packs)
-    _charts(doc, shift)
+    _by_hour(doc, shift)
+    if game is None:
+        _hold(doc, shift)
     checkpoint(doc, report)
     return doc
 
@@ -472,7 +481,7 @@ def expected_result(shift: Shift, rules: Reglement) -> tuple[float, float, int]:
     return mean, math.sqrt(variance), drop
 
 
-def _charts(doc: Document, shift: Shift) -> None:
+def _by_hour(doc: Document, shift: Shift) -> None:
     bank = table_account(shift.table, Account.Kind.BANK)
     by_hour = list(
         Movement.objects.filter(shift=shift)
@@ -497,6 +506,8 @@ def _charts(doc: Document, shift: Shift) -> None:
     drawing.add(chart)
     doc.add(drawing)
 
+
+def _hold(doc: Document, shift: Shift) -> None:
     coup = Coup.objects.filter(shift=shift).select_related("reglement").first()
     rules = (coup.reglement if coup else shift.reglement).engine()
     mean, sd, drop = expected_result(shift, rules)
@@ -507,7 +518,7 @@ def _charts(doc: Document, shift: Shift) -> None:
         return
     expected, low, high = (100 * v / drop for v in (mean, mean - 1.96 * sd, mean + 1.96 * sd))
     actual = 100 * figures.win / drop
-    doc.add(_hold_drawing(actual, expected, low, high))
+    doc.add(hold_drawing(actual, expected, low, high))
     doc.add(
         para(
             text(
@@ -520,7 +531,7 @@ def _charts(doc: Document, shift: Shift) -> None:
     )
 
 
-def _hold_drawing(actual: float, expected: float, low: float, high: float) -> Drawing:
+def hold_drawing(actual: float, expected: float, low: float, high: float) -> Drawing:
     lo = min(low, actual, 0.0) - 1
     hi = max(high, actual, 0.0) + 1
     width, height = WIDTH, 50

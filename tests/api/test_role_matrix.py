@@ -81,8 +81,8 @@ from tests.api.floor_world import (  # noqa: F401 (house and cast are fixtures)
     stored_pack,
     verified_pack,
 )
-from tests.conftest import FLOAT, lay_in_coups
-from tests.floor.pharao_world import pharao_table, single_pack_in_play
+from tests.conftest import FLOAT, lay_in_coups, open_seance
+from tests.floor.pharao_world import pharao_table, play_a_taille, single_pack_in_play
 
 ON, OFF = "on_duty", "off_duty"
 D, C, CHEF, T, CR, CA, COM, INSP, A = (
@@ -900,6 +900,8 @@ def recorded(house: House, django_db_blocker) -> Iterator[None]:
         )
         count_countersign(actor=h.cast.directeur, count_id=count.pk)
         shift_close(actor=h.cast.chef, shift=shift, count_id=count.pk)
+        # A Pharao taille, for the pages of tailles, their stakes and the banker's approvals.
+        play_a_taille(h.cast, open_seance(h.cast, pharao_table(h.cast)))
         chain_verify_and_record()
         yield
 

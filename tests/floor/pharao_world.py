@@ -3,8 +3,21 @@ a single pack through its custody to the cut, and packs in a known order."""
 
 from __future__ import annotations
 
-from casino.floor.models import PostedReglement, Table
-from casino.floor.services import table_create
+import pytest
+
+from casino.floor.models import PostedReglement, Shift, Table
+from casino.floor.play.pharao.models import Taille
+from casino.floor.play.pharao.tailles import (
+    FalseParoli,
+    pharao_approval_give,
+    pharao_stake_mark,
+    pharao_stake_place,
+    pharao_stake_reduce,
+    pharao_stake_withdraw,
+    taille_lay_card,
+    taille_open,
+)
+from casino.floor.services import LateStake, table_create
 from casino.games.cards import ONE_PACK
 from shoes.models import Pack, PackKind
 from shoes.services import (
@@ -64,3 +77,48 @@ def pack_order(first: list[str], bottom: str) -> list[str]:
     order = [*first, *rest, bottom]
     assert len(order) == len(set(order)) == 52
     return order
+
+
+# Draw 1: 3C | 7H (the 7 wins); draw 2: 2D | 2S (a plié on the 2); draw 3: 5C | 4D (the 5 loses).
+A_TAILLE = pack_order(["3C", "7H", "2D", "2S", "5C", "4D"], "KS")
+
+
+def play_a_taille(cast, seance: Shift) -> Taille:  # type: ignore[no-untyped-def]
+    """A whole taille at the séance's table, through the services, with a single pack brought to
+    it: a paroli, a plié, an approved reduction and withdrawal, an approval left unused, a false
+    paroli and a late stake refused (and recorded)."""
+    single_pack_in_play(cast, seance)
+    taille = taille_open(actor=cast.tailleur, shift_id=seance.pk, bottom_card=A_TAILLE[-1])
+    laid = iter(A_TAILLE)
+
+    def place(ref: str, rank: str, amount: int):  # type: ignore[no-untyped-def]
+        return pharao_stake_place(
+            actor=cast.croupier, taille_id=taille.pk, ref=ref, holder="1", rank=rank, amount=amount
+        )
+
+    def lay(count: int) -> None:
+        for _ in range(count):
+            taille_lay_card(actor=cast.tailleur, taille_id=taille.pk, code=next(laid))
+
+    seven, five, two, nine = (
+        place("a", "7", 1000),
+        place("b", "5", 600),
+        place("p", "2", 800),
+        place("w", "9", 400),
+    )
+    lay(2)
+    pharao_stake_mark(actor=cast.croupier, stake_id=seven.pk, move="paroli")
+    with pytest.raises(FalseParoli):
+        pharao_stake_mark(actor=cast.croupier, stake_id=five.pk, move="paroli")
+    pharao_approval_give(actor=cast.chef, stake_id=five.pk, act="reduce", amount=200)
+    pharao_stake_reduce(actor=cast.croupier, stake_id=five.pk, amount=200)
+    pharao_approval_give(actor=cast.chef, stake_id=nine.pk, act="withdraw")
+    pharao_stake_withdraw(actor=cast.croupier, stake_id=nine.pk)
+    pharao_approval_give(actor=cast.chef, stake_id=two.pk, act="withdraw")  # never used
+    lay(3)  # draw 2, then the left card of draw 3
+    with pytest.raises(LateStake):
+        place("late", "8", 500)
+    lay(52 - 5)
+    taille.refresh_from_db()
+    assert taille.phase == "ended"
+    return taille

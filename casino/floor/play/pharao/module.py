@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from casino.errors import Conflict
 from casino.floor.play.pharao.models import PharaoDraw, Taille, TaillePhase
+from casino.floor.play.pharao.selectors import pharao_records, taille_document
 from casino.floor.registry import GameModule
 from shoes.errors import IllegalPackState
 
@@ -18,6 +20,7 @@ class Pharao(GameModule):
     game = GAME
     pack_kind = "single"
     accounts = ("layout", "bank")
+    rounds_word = gettext_lazy("tirages")
 
     def check_closable(self, shift: Any) -> None:
         if shift.tailles.filter(phase=TaillePhase.DEALING).exists():
@@ -39,6 +42,21 @@ class Pharao(GameModule):
     def rounds_played(self, shift: Any) -> int:
         """The draws settled in the séance."""
         return int(PharaoDraw.objects.filter(taille__shift=shift).count())
+
+    def export_records(self, shifts: Any) -> dict[str, list[dict[str, Any]]]:
+        """Tailles, draws, stakes, the acts on them, the banker's approvals and the settlements:
+        the ids are those the replay documents name (a stake's id is its ``id`` there)."""
+        return pharao_records(shifts)
+
+    def replay_documents(self, shifts: Any) -> list[tuple[str, dict[str, Any]]]:
+        """Each taille's document, the one the floor itself rebuilds the taille from
+        (``taille_document``): its file named like a talon's, by the pack's seal and its cut."""
+        return [
+            (f"{t.pack.seal_number}-{t.pack_taille}.json", taille_document(t))
+            for t in Taille.objects.filter(shift__in=shifts)
+            .select_related("pack", "reglement")
+            .order_by("id")
+        ]
 
 
 MODULE = Pharao()
