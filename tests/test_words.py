@@ -24,6 +24,7 @@ from rest_framework.test import APIClient
 
 from casino.errors import DomainError
 from casino.floor.services import InvalidReglementPosting, reglement_post
+from casino.games.cards import Rank
 from casino.games.errors import GameError, StakeRefused
 from casino.games.reglement import reglement
 from casino.i18n import either, game_message
@@ -415,7 +416,17 @@ def test_the_admin_answers_in_the_language_asked_for(cast, asked, says):
 
 # Proper names, the same in every language: the games, and the chances of the layout (English
 # keeps rouge, noir, couleur and inverse, as RULES.md does).
-NAMES = {"Trente-et-Quarante", "Pharao", "Alliance", "rouge", "noir", "couleur", "inverse"}
+# Proper names, the same in every language: the games, the chances, the ranks of the cards.
+NAMES = {
+    "Trente-et-Quarante",
+    "Pharao",
+    "Alliance",
+    "rouge",
+    "noir",
+    "couleur",
+    "inverse",
+    *(rank.value for rank in Rank),
+}
 
 
 def _labels() -> list[tuple[str, object]]:

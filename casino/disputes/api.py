@@ -32,6 +32,7 @@ from casino.disputes.models import (
 )
 from casino.disputes.recompute import Recomputation
 from casino.floor.api import SettlementSerializer
+from casino.floor.play.pharao.models import RANKS
 from casino.floor.services import MAX_AMOUNT
 
 
@@ -85,11 +86,15 @@ def recomputation_json(shown: Recomputation | dict[str, Any]) -> dict[str, Any]:
 
 
 class FindingSerializer(serializers.Serializer[Any]):
-    stake = serializers.IntegerField()
+    stake = serializers.IntegerField(required=False)
     chance = serializers.CharField(required=False)
     amount = serializers.IntegerField(required=False)
     insured = serializers.BooleanField(required=False)
     on_refait = serializers.CharField(required=False)
+    rank = serializers.CharField(required=False)
+    draw = serializers.IntegerField(required=False)
+    bank = serializers.CharField(required=False)
+    players = serializers.CharField(required=False)
 
 
 class DecisionSerializer(serializers.ModelSerializer[Decision]):
@@ -231,13 +236,31 @@ class NoteInput(StrictSerializer):
 
 
 class FindingInput(StrictSerializer):
-    stake = reference(help_text="the stake as found")
+    """A stake as found (a coup's: chance, amount, insurance, choice at a refait; a Pharao
+    taille's: rank, amount) or, at Pharao, a draw's cards as found. Which fields go with which
+    record is the recomputation's to say (``invalid_finding`` with the field)."""
+
+    stake = reference(required=False, help_text="the stake as found")
     chance = serializers.ChoiceField(
         choices=["rouge", "noir", "couleur", "inverse"], required=False
     )
     amount = amount(MAX_AMOUNT, required=False)
     insured = serializers.BooleanField(required=False)
     on_refait = serializers.CharField(required=False, allow_blank=True, max_length=20)
+    rank = serializers.ChoiceField(
+        choices=[r for r, _label in RANKS],
+        required=False,
+        help_text="Pharao: the rank the stake was on",
+    )
+    draw = serializers.IntegerField(
+        min_value=1, max_value=26, required=False, help_text="Pharao: the draw as found"
+    )
+    bank = serializers.CharField(
+        max_length=3, required=False, help_text="Pharao: the draw's left card (the bank's)"
+    )
+    players = serializers.CharField(
+        max_length=3, required=False, help_text="Pharao: the draw's right card (the players')"
+    )
 
 
 class CorrectionInput(StrictSerializer):

@@ -14,8 +14,9 @@ from django.utils.translation import gettext as _
 
 from casino.floor.models import Shift
 from casino.floor.play.pharao import tailles
+from casino.floor.play.pharao.words import mark_word
 from casino.pit.pages import Done, perform
-from casino.pit.pharao_view import APPROVAL_WORDS, mark_word, rank_label
+from casino.pit.pharao_view import APPROVAL_WORDS, rank_label
 from casino.pit.table import (
     Unreadable,
     Words,

@@ -24,6 +24,7 @@ from casino.floor.play.pharao.models import (
     TaillePhase,
 )
 from casino.floor.play.pharao.tailles import deal_of
+from casino.floor.play.pharao.words import mark_word
 from casino.games import pharao as engine
 from casino.games.cards import Rank
 from casino.games.reglement import Reglement
@@ -34,11 +35,6 @@ from shoes.services import cards_left, packs_at
 
 # The layout as painted on the cloth: one card of each rank, ace to king.
 RANKS = tuple(Rank)
-MARK_WORDS = {
-    engine.SIMPLE: gettext_lazy("simple"),
-    "appe": gettext_lazy("appe"),
-    "paroli": gettext_lazy("paroli"),
-}
 APPROVAL_WORDS = {
     "reduce": gettext_lazy("réduction de %(amount)s"),
     "withdraw": gettext_lazy("retrait"),
@@ -47,14 +43,6 @@ APPROVAL_WORDS = {
 
 def rank_label(code: str) -> str:
     return "10" if code == "T" else code
-
-
-def mark_word(mark: str) -> str:
-    """A mark as the croupier says it: ``simple``, ``appe``, ``paroli``, or the count the stake
-    now wins (``7`` → « sept-et-le-va » is the house's usage, the number is what the marks table
-    names, RULES.md §2)."""
-    word = MARK_WORDS.get(mark)
-    return str(word) if word is not None else _("%(mark)s fois") % {"mark": mark}
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from casino.disputes.models import Decision, Dispute
 from casino.disputes.recompute import InvalidFinding
 from casino.disputes.services import (
     decision_approve,
@@ -174,3 +175,67 @@ def test_a_dispute_about_a_taille_still_dealt_is_decided_at_its_end(cast, taille
         recomputation(dispute, found)
     lay(cast, taille, ORDER[4:])
     assert recomputation(dispute, found).corrections == [("T3:bank", "T3:seat:4", 1000)]
+
+
+def test_a_pharao_dispute_is_decided_over_the_api_with_the_stake_and_the_draw_as_found(
+    api, cast, taille
+):
+    """The same findings as above, sent by the chef de partie's terminal: a rank as found and a
+    draw's cards as found are fields of the decision, and a finding of the wrong shape is refused
+    with its field, nothing recorded."""
+    from tests.disputes.test_disputes_api import act
+
+    stake = on_three(cast, taille)
+    lay(cast, taille, ORDER)
+    croupier, chef = api(cast.croupier), api(cast.chef)
+    raised = act(
+        croupier,
+        "/api/v1/disputes",
+        {"subject": "pharao_stake", "subject_id": stake.pk, "claim": "on the 7"},
+    )
+    assert raised.status_code == 201, raised.json()
+    url = f"/api/v1/disputes/{raised.json()['id']}"
+    assert act(chef, f"{url}/review", {"note": "heard"}).status_code == 201
+    body = {"articles": [first_article(Dispute.objects.get())], "reasoning": "the camera"}
+    # A draw finding that names no side, then a Trente-et-Quarante field at Pharao: refused.
+    for findings, where in (
+        ([{"draw": 1}], "findings[0]"),
+        ([{"stake": stake.pk, "chance": "rouge"}], "findings[0]"),
+    ):
+        refused = act(chef, f"{url}/decide", {**body, "findings": findings})
+        assert refused.status_code == 422, refused.json()
+        assert refused.json()["where"] == where, refused.json()
+    assert not Decision.objects.exists()
+    found = [{"stake": stake.pk, "rank": "7"}, {"draw": 2, "bank": "7C", "players": "2D"}]
+    decided = act(chef, f"{url}/decide", {**body, "findings": found})
+    assert decided.status_code == 201, decided.json()
+    assert decided.json()["decisions"][0]["findings"] == found
+    assert dispute_movements(Dispute.objects.get()) == [("T3:bank", "T3:seat:4", 1000)]
+
+
+def test_a_pharao_dispute_is_decided_in_the_admin_with_a_rank_and_a_draw_as_found(cast, taille):
+    """The decision's page offers a row per stake of the taille (its rank, its amount as found)
+    and rows for draws as found, in ordinary fields; a card that is not one is refused on the
+    page and nothing is recorded."""
+    from tests.disputes.test_disputes_admin import decision_rows, logged_in, refusal
+
+    stake = on_three(cast, taille)
+    lay(cast, taille, ORDER)
+    dispute = dispute_raise(
+        actor=cast.croupier, subject="pharao_stake", subject_id=stake.pk, claim="on the 7"
+    )
+    chef = logged_in(cast.chef)
+    url = f"/admin/disputes/dispute/{dispute.pk}"
+    assert chef.post(f"{url}/review/", {"note": "heard"}).status_code == 302
+    page = chef.get(f"{url}/decide/").content.decode()
+    assert "Rang constaté" in page and "Les tirages tels que constatés" in page
+    base = {"articles": [first_article(dispute)], "reasoning": "the camera"}
+    rows = decision_rows(chef, url, findings={stake.pk: {"rank": "7"}})
+    wrong = chef.post(f"{url}/decide/", {**base, **rows, "draws-0-draw": "1", "draws-0-bank": "ZZ"})
+    assert wrong.status_code == 200
+    assert "&#x27;ZZ&#x27; n&#x27;est pas une carte" in refusal(wrong)
+    assert not Decision.objects.exists()
+    done = chef.post(f"{url}/decide/", {**base, **rows})
+    assert done.status_code == 302, done.content.decode()[:2000]
+    assert Decision.objects.get().findings == [{"stake": stake.pk, "rank": "7"}]
+    assert dispute_movements(dispute) == [("T3:bank", "T3:seat:4", 1000)]

@@ -29,6 +29,7 @@ from casino.floor.play.pharao.models import (
     Taille,
 )
 from casino.floor.play.pharao.selectors import taille_movements
+from casino.floor.play.pharao.words import mark_word
 from casino.floor.selectors import card_html
 from casino.games.cards import Rank
 from casino.games.pharao import DRAWS, SIMPLE
@@ -40,22 +41,12 @@ OUTCOME_WORDS = {
     "dead": gettext_lazy("carte morte"),
     "returned": gettext_lazy("rendue à la fin de la taille"),
 }
-# The marks with a name of their own; the others are their multiples (6, 7, 12 … 30).
-MARK_WORDS = {
-    SIMPLE: gettext_lazy("simple"),
-    "appe": gettext_lazy("appe"),
-    "paroli": gettext_lazy("paroli"),
-}
 # The refusals recorded at a Pharao table as anomalies about the taille (tailles.py).
 REFUSALS = {
     "late_stake": gettext_lazy("mise tardive"),
     "false_paroli": gettext_lazy("faux paroli"),
     "bottom_card": gettext_lazy("carte du dessous hors de sa place"),
 }
-
-
-def mark_word(mark: str) -> str:
-    return str(MARK_WORDS.get(mark, mark)) if mark else "–"
 
 
 def outcome_word(code: str) -> str:
