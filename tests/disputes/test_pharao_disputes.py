@@ -228,7 +228,8 @@ def test_a_pharao_dispute_is_decided_in_the_admin_with_a_rank_and_a_draw_as_foun
     url = f"/admin/disputes/dispute/{dispute.pk}"
     assert chef.post(f"{url}/review/", {"note": "heard"}).status_code == 302
     page = chef.get(f"{url}/decide/").content.decode()
-    assert "Rang constaté" in page and "Les tirages tels que constatés" in page
+    assert "Rang constaté" in page
+    assert "Les tirages tels que constatés" in page
     base = {"articles": [first_article(dispute)], "reasoning": "the camera"}
     rows = decision_rows(chef, url, findings={stake.pk: {"rank": "7"}})
     wrong = chef.post(f"{url}/decide/", {**base, **rows, "draws-0-draw": "1", "draws-0-bank": "ZZ"})
