@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "casino.police",
     "casino.reports",
     "casino.pit",
+    "casino.simulation",
     "audit",
     "shoes",
 ]
