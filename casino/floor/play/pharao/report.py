@@ -35,7 +35,7 @@ REFUSALS = {
     "bottom_card": "carte du dessous / bottom card",
 }
 DRAW_HEADER = ["no", "banque / bank", "joueurs / players", "plié", "réglé / settled"]
-DRAW_WIDTHS = [22, 50, 50, 28, WIDTH - 150]
+DRAW_WIDTHS = [22, 70, 70, 28, WIDTH - 190]  # the card columns as wide as their headers
 STAKE_HEADER = ["mise / stake", "rang", "montant", "tirage", "posée par", "actes / acts", "issue"]
 STAKE_WIDTHS = [45, 28, 45, 32, 70, WIDTH - 320, 100]
 
