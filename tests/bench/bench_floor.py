@@ -3,12 +3,10 @@ same rows (the floor of the work), on PostgreSQL."""
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
 import time
 from typing import Any
 
-from tests.bench.harness import bench_house, report
+from tests.bench.harness import bench_house, bulk_chained_events, report
 
 NOIR = "2 3 4 5 7 K".split()  # 31
 ROUGE = "A 2 4 6 9 K".split()  # 32: noir wins, 12 cards a coup
@@ -244,7 +242,6 @@ def _bulk_floor(coup_count: int) -> float:
     results, settlements, movements and chained audit events. Returns seconds."""
     from django.db import connection, transaction
 
-    from audit.canonical import canonical_json, event_bytes, format_time
     from audit.models import AuditEvent
     from casino.floor.models import Coup
 
@@ -258,39 +255,9 @@ def _bulk_floor(coup_count: int) -> float:
         seq, prev = (last.seq, last.hash) if last else (0, "0" * 64)
         for n in range(coup_count):
             new = copier.copy(10_000 + n)
-            events = []
-            at = dt.datetime.now(dt.UTC)
-            for i in range(events_per_coup):
-                seq += 1
-                payload = canonical_json({"coup": new.pk, "i": i})
-                digest = hashlib.sha256(
-                    event_bytes(
-                        seq=seq,
-                        at=format_time(at),
-                        actor_id=None,
-                        actor_name="system",
-                        action="bench.bulk",
-                        subject_type="floor.coup",
-                        subject_id=str(new.pk),
-                        prev_hash=prev,
-                        payload=payload,
-                    )
-                ).hexdigest()
-                events.append(
-                    AuditEvent(
-                        seq=seq,
-                        at=at,
-                        actor_name="system",
-                        action="bench.bulk",
-                        subject_type="floor.coup",
-                        subject_id=str(new.pk),
-                        payload=payload,
-                        prev_hash=prev,
-                        hash=digest,
-                    )
-                )
-                prev = digest
-            AuditEvent.objects.bulk_create(events)
+            seq, prev = bulk_chained_events(
+                subject="floor.coup", subject_id=new.pk, count=events_per_coup, head=(seq, prev)
+            )
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
     return time.perf_counter() - started

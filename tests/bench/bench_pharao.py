@@ -4,13 +4,11 @@ INSERTs of the same rows (the floor of the work), on PostgreSQL, in one run."""
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
 import random
 import time
 from typing import Any
 
-from tests.bench.harness import bench_house, report
+from tests.bench.harness import bench_house, bulk_chained_events, report
 
 TABLES = 4
 STAKES = 10  # placed before the first draw, on ten ranks
@@ -281,7 +279,6 @@ def _bulk(copies: int, events_per_taille: int) -> float:
     included. Returns seconds."""
     from django.db import connection, transaction
 
-    from audit.canonical import canonical_json, event_bytes, format_time
     from audit.models import AuditEvent
     from casino.floor.play.pharao.models import Taille
 
@@ -292,39 +289,9 @@ def _bulk(copies: int, events_per_taille: int) -> float:
         seq, prev = (last.seq, last.hash) if last else (0, "0" * 64)
         for n in range(copies):
             new = copier.copy(n)
-            events = []
-            at = dt.datetime.now(dt.UTC)
-            for i in range(events_per_taille):
-                seq += 1
-                payload = canonical_json({"taille": new.pk, "i": i})
-                digest = hashlib.sha256(
-                    event_bytes(
-                        seq=seq,
-                        at=format_time(at),
-                        actor_id=None,
-                        actor_name="system",
-                        action="bench.bulk",
-                        subject_type="floor.taille",
-                        subject_id=str(new.pk),
-                        prev_hash=prev,
-                        payload=payload,
-                    )
-                ).hexdigest()
-                events.append(
-                    AuditEvent(
-                        seq=seq,
-                        at=at,
-                        actor_name="system",
-                        action="bench.bulk",
-                        subject_type="floor.taille",
-                        subject_id=str(new.pk),
-                        payload=payload,
-                        prev_hash=prev,
-                        hash=digest,
-                    )
-                )
-                prev = digest
-            AuditEvent.objects.bulk_create(events)
+            seq, prev = bulk_chained_events(
+                subject="floor.taille", subject_id=new.pk, count=events_per_taille, head=(seq, prev)
+            )
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
     return time.perf_counter() - started

@@ -109,6 +109,54 @@ def close_seance(*, chef, croupier, directeur, shift, chips):  # type: ignore[no
     return shift_close(actor=chef, shift=shift, count_id=count.pk)
 
 
+def bulk_chained_events(
+    *, subject: str, subject_id: int, count: int, head: tuple[int, str]
+) -> tuple[int, str]:
+    """``count`` audit events about one record, chained after ``head`` (seq, hash) and written
+    with one bulk INSERT: what a bulk baseline writes beside its rows. Returns the new head."""
+    import datetime as dt
+    import hashlib
+
+    from audit.canonical import canonical_json, event_bytes, format_time
+    from audit.models import AuditEvent
+
+    seq, prev = head
+    events = []
+    at = dt.datetime.now(dt.UTC)
+    for i in range(count):
+        seq += 1
+        payload = canonical_json({subject.rsplit(".", 1)[1]: subject_id, "i": i})
+        digest = hashlib.sha256(
+            event_bytes(
+                seq=seq,
+                at=format_time(at),
+                actor_id=None,
+                actor_name="system",
+                action="bench.bulk",
+                subject_type=subject,
+                subject_id=str(subject_id),
+                prev_hash=prev,
+                payload=payload,
+            )
+        ).hexdigest()
+        events.append(
+            AuditEvent(
+                seq=seq,
+                at=at,
+                actor_name="system",
+                action="bench.bulk",
+                subject_type=subject,
+                subject_id=str(subject_id),
+                payload=payload,
+                prev_hash=prev,
+                hash=digest,
+            )
+        )
+        prev = digest
+    AuditEvent.objects.bulk_create(events)
+    return seq, prev
+
+
 def bench_house(prefix: str) -> tuple[object, object]:
     """The house's director and commissioner: bootstrapped on the fresh database, then reused."""
     from django.contrib.auth.models import User
