@@ -70,6 +70,13 @@ class NotOnDuty(DomainError):
     http_status = 403
 
 
+class StakeRefused(DomainError):
+    """A stake the règlement refuses: outside the table's limits, insurance where there is none.
+    One code at every game's table (the API's one vocabulary)."""
+
+    code = "stake_refused"
+
+
 class LateStake(DomainError):
     """A change of stake once the round's cards are coming (Trente-et-Quarante: after the first
     card, RULES.md 1.2.2; Pharao: between a draw's first card and its settlement): refused, and

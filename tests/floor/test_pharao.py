@@ -389,3 +389,23 @@ def test_a_taille_moves_forward_only(cast, taille):
         cursor.execute("UPDATE floor_taille SET bottom_card = 'AS' WHERE id = %s", [taille.pk])
     taille.refresh_from_db()
     assert (taille.phase, taille.bottom_card) == ("ended", BOTTOM)
+
+
+def test_a_stake_outside_the_limits_is_refused_with_the_code_of_every_table(cast, taille):
+    """Above the table's maximum or below its minimum: ``stake_refused``, as at a
+    Trente-et-Quarante table (one vocabulary), the message saying which limit; nothing recorded."""
+    from casino.floor.services import StakeRefused
+    from tests.floor.pharao_world import MAX_STAKE, MIN_STAKE
+
+    for amount in (MAX_STAKE + 1, MIN_STAKE - 1):
+        with pytest.raises(StakeRefused) as refused:
+            pharao_stake_place(
+                actor=cast.croupier,
+                taille_id=taille.pk,
+                ref=f"x{amount}",
+                holder="4",
+                rank="3",
+                amount=amount,
+            )
+        assert (refused.value.code, refused.value.where) == ("stake_refused", "amount")
+    assert not taille.stakes.exists()

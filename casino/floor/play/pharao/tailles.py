@@ -39,6 +39,7 @@ from casino.floor.registry import require_game
 from casino.floor.services import (
     Entry,
     LateStake,
+    StakeRefused,
     holder_account,
     ledger_post,
     open_shift_locked,
@@ -131,18 +132,6 @@ class RankExhausted(DomainError):
     code = "rank_exhausted"
 
 
-class OverLimit(DomainError):
-    """A stake, or a stake raised, above the table's maximum."""
-
-    code = "over_limit"
-
-
-class UnderLimit(DomainError):
-    """A stake below the table's minimum."""
-
-    code = "under_limit"
-
-
 class NoHolder(DomainError):
     """A stake is a patron's (``patron:<id>``) or a seat marker's: 1 to 40 characters."""
 
@@ -166,10 +155,12 @@ def _refuse(exc: GameError, *, where: str) -> NoReturn:
         raise NotApproved(message, where=where)
     if isinstance(exc, engine_errors.RankExhausted):
         raise RankExhausted(message, where="rank")
-    if isinstance(exc, engine_errors.OverLimit):
-        raise OverLimit(message, where="amount")
-    if isinstance(exc, (engine_errors.UnderLimit, engine_errors.StakeRefused)):
-        raise UnderLimit(message, where="amount")
+    if isinstance(
+        exc, (engine_errors.OverLimit, engine_errors.UnderLimit, engine_errors.StakeRefused)
+    ):
+        # The replay names the limit (over_limit, under_limit); the floor says it as at every
+        # table, in one code, the message telling which limit.
+        raise StakeRefused(message, where="amount")
     raise IllegalTaillePhase(message, where=where)
 
 

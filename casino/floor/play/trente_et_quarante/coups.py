@@ -31,6 +31,7 @@ from casino.floor.registry import require_game
 from casino.floor.services import (
     Entry,
     LateStake,
+    StakeRefused,
     holder_account,
     ledger_post,
     open_shift_locked,
@@ -71,12 +72,6 @@ class BettingClosed(DomainError):
 
     code = "betting_closed"
     http_status = 409
-
-
-class StakeRefused(DomainError):
-    """A stake the règlement refuses: outside the table's limits, insurance where there is none."""
-
-    code = "stake_refused"
 
 
 class IllegalCoupPhase(Conflict):
