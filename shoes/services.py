@@ -507,6 +507,58 @@ def pack_cut(*, actor: Any, pack_id: int, cut_by: str, burn: list[str] | None = 
     raise refused
 
 
+# --- at a cercle table: the players shuffle and cut, the croupier records ----------------------------
+
+
+@transaction.atomic
+def pack_shuffled_and_cut(*, actor: Any, pack_id: int, shuffled_by: str, cut_by: str) -> Pack:
+    """At a cercle (Alliance) the dealer, a player, shuffles and the player on his left cuts,
+    before every deal; the croupier on duty records both, and the pack is in play for one deal
+    (a taille of the pack). The game's act has checked who may shuffle and cut."""
+    act = _("enregistrer le mélange et la coupe")
+    require_role(actor, Role.CROUPIER, act=act)
+    pack = _lock(pack_id)
+    _require_state(pack, PackState.OPENED, PackState.PASSED, act=_("mêler"))
+    shift = _at_table(pack, actor, Duty.Post.CROUPIER, act=act)
+    _require_talon_counted(pack, _("mêler"))
+    _record(
+        pack,
+        actor,
+        PackEvent.Kind.SHUFFLED,
+        table=shift.table,
+        shift=shift,
+        person=shuffled_by,
+        details={"by": "player"},
+    )
+    _record(
+        pack,
+        actor,
+        PackEvent.Kind.CUT,
+        to_state=PackState.IN_PLAY,
+        table=shift.table,
+        shift=shift,
+        person=cut_by,
+    )
+    return pack
+
+
+def cards_dealt(*, actor: Any, pack_id: int, codes: list[str], shift: Shift) -> list[CardLaid]:
+    """A whole deal's cards, in dealing order, recorded by the croupier on duty at a cercle (the
+    game's act has checked his duty and the deal). A card the pack cannot hold in this taille is
+    refused and the refusal committed before the error, as ``card_lay`` does."""
+    require_role(actor, Role.CROUPIER, act=_("enregistrer la donne"))
+    codes = [_card_code(code, f"cards[{i}]") for i, code in enumerate(codes)]
+    with transaction.atomic(savepoint=False):
+        pack = _lock(pack_id)
+        _require_state(pack, PackState.IN_PLAY, act=_("donner"))
+        refused, done = _lay(
+            pack, actor, shift, codes, burned_cards=False, taille=current_taille(pack)
+        )
+        if refused is None:
+            return done
+    raise refused
+
+
 def _card_code(code: Any, where: str) -> str:
     try:
         return str(card(code))

@@ -501,6 +501,8 @@ class Account(models.Model):
         PRISON = "prison", _("prison")
         CAGE = "cage", _("caisse")
         OUTSIDE = "outside", _("extérieur")
+        # A cercle table's own account (Alliance, RULES.md 3.6): the house's fee per deal.
+        FEE_BOX = "fee_box", _("cagnotte")
 
     code = models.CharField(max_length=60, unique=True, verbose_name=_("code"))
     kind = models.CharField(max_length=10, choices=Kind.choices, verbose_name=_("sorte"))
@@ -558,6 +560,9 @@ class Movement(models.Model):
         # the card (paid after the win, they ride again).
         PLIE_TAKEN = "plie_taken", _("part du plié à la banque")
         WINNINGS_RIDDEN = "winnings_ridden", _("gain remis sur la carte par une marque")
+        # Alliance (RULES.md 3.6): marks paid from one player to another, the house's fee.
+        MARKS_PAID = "marks_paid", _("marques payées")
+        CERCLE_FEE = "cercle_fee", _("cagnotte de la donne")
 
     at = models.DateTimeField(verbose_name=_("date"))
     debit = models.ForeignKey(

@@ -28,24 +28,32 @@ from casino.errors import WrongGame
 PACKAGES = {
     "trente-et-quarante": "casino.floor.play.trente_et_quarante",
     "pharao": "casino.floor.play.pharao",
+    "alliance": "casino.floor.play.alliance",
 }
 
 
 class GameModule:
     """What the core asks a game. A game's package answers with an instance of a subclass
-    (``<package>.module.MODULE``); a game without one yet (Alliance) with this class itself, whose
-    answers are those of a table where nothing has been played."""
+    (``<package>.module.MODULE``); a game without one with this class itself, whose answers are
+    those of a table where nothing has been played."""
 
     game = ""
     # The kind of sealed pack it is dealt from (``shoes.models.PackKind``).
     pack_kind = "single"
     # The accounts a table of the game has (``Account.Kind``), made with the table.
     accounts: tuple[str, ...] = ("layout", "bank")
+    # The table's account the séance's rundown counts: the bank, or a cercle's fee box.
+    till = "bank"
+    # Whether a tailleur deals (banking games) or the players deal among themselves (a cercle).
+    tailleur = True
     # What its rounds are called where a séance's are counted (``rounds_played``).
     rounds_word: Any = gettext_lazy("coups")
 
     def check_closable(self, shift: Any) -> None:
         """Refuse (``Conflict``) to close a séance while a round is being played there."""
+
+    def closing(self, shift: Any, actor: Any) -> None:
+        """What the game ends when its séance closes (a cercle's seats), in the closing act."""
 
     def check_pack_free(self, pack: Any, *, act: str) -> None:
         """Refuse (``IllegalPackState``) to pass or retire a pack while a round is played with it."""

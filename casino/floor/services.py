@@ -293,6 +293,11 @@ def table_account(table: Table, kind: Account.Kind) -> Account:
     return Account.objects.get(table=table, kind=kind)
 
 
+def till_account(table: Table) -> Account:
+    """The account the séance's rundown counts: a banking table's bank, a cercle's fee box."""
+    return table_account(table, Account.Kind(game_module(table.game).till))
+
+
 def table_accounts(table: Table) -> dict[str, Account]:
     """The table's layout, bank and prison accounts by kind, in one query."""
     return {a.kind: a for a in Account.objects.filter(table=table).exclude(kind=Account.Kind.SEAT)}
@@ -681,11 +686,13 @@ def shift_open(
     actor: Any,
     table: Table,
     count_id: int,
-    tailleur: Any,
+    tailleur: Any | None,
     croupiers: Iterable[Any],
 ) -> Shift:
     """Open a séance with its countersigned opening count and its staff on duty (the chef de
-    partie who opens it, a tailleur and at least one croupier); the float comes from the cage."""
+    partie who opens it, a tailleur at a banking game, and at least one croupier); the float
+    comes from the cage. At a cercle the players deal: no tailleur, and the count is the fee
+    box's, empty."""
     require_role(actor, Role.CHEF_DE_PARTIE, act=_("ouvrir une séance"))
     croupiers = list(croupiers)
     if not croupiers:
@@ -697,7 +704,15 @@ def shift_open(
     )
     if Shift.objects.filter(table=table, closed_at__isnull=True).exists():
         raise Conflict(_("%(table)s a déjà une séance ouverte") % {"table": table}, where="table")
-    lock_people(actor, tailleur, *croupiers)
+    dealt_by_tailleur = game_module(table.game).tailleur
+    if dealt_by_tailleur and tailleur is None:
+        raise NotOnDuty(_("une séance s'ouvre avec son tailleur"), where="tailleur")
+    if not dealt_by_tailleur and tailleur is not None:
+        raise NotOnDuty(
+            _("%(table)s : au cercle, les joueurs donnent ; pas de tailleur") % {"table": table},
+            where="tailleur",
+        )
+    lock_people(actor, *([tailleur] if tailleur is not None else []), *croupiers)
     count = _signed_count(count_id, table, FloatCount.Moment.OPENING)
     if Shift.objects.filter(opening_count=count).exists():
         raise Conflict(
@@ -714,7 +729,8 @@ def shift_open(
         opening_count=count,
     )
     _duty_start(shift, actor, Duty.Post.CHEF_DE_PARTIE, actor)
-    _duty_start(shift, tailleur, Duty.Post.TAILLEUR, actor)
+    if tailleur is not None:
+        _duty_start(shift, tailleur, Duty.Post.TAILLEUR, actor)
     for croupier in croupiers:
         _duty_start(shift, croupier, Duty.Post.CROUPIER, actor)
     if count.total:
@@ -725,7 +741,7 @@ def shift_open(
                 Entry(
                     Movement.Kind.FLOAT,
                     house_account(Account.Kind.CAGE),
-                    table_account(table, Account.Kind.BANK),
+                    till_account(table),
                     count.total,
                     f"shift:{shift.pk}:float",
                     f"shift:{shift.pk}:float",
@@ -845,7 +861,7 @@ def transfer_countersign(
     movement_id = None
     if signed:
         cage = house_account(Account.Kind.CAGE)
-        bank = table_account(shift.table, Account.Kind.BANK)
+        bank = till_account(shift.table)
         fill = transfer.kind == CashTransfer.Kind.FILL
         credit, debit = (cage, bank) if fill else (bank, cage)
         (movement,) = ledger_post(
@@ -914,7 +930,7 @@ class Rundown:
 
 
 def rundown(shift: Shift) -> Rundown:
-    bank = table_account(shift.table, Account.Kind.BANK)
+    bank = till_account(shift.table)
     cash = [Movement.Kind.FLOAT, Movement.Kind.FILL, Movement.Kind.CREDIT]
     play = ~Q(kind__in=cash)
     # One pass over the séance's movements (a séance's figures are read at every close, report
@@ -974,6 +990,7 @@ def shift_close(*, actor: Any, shift: Shift, count_id: int) -> Rundown:
             % {"count": count.pk},
             where="count",
         )
+    game_module(shift.table.game).closing(shift, actor)
     for duty in Duty.objects.filter(shift=shift, end__isnull=True).select_related("person"):
         _duty_end(duty, actor, "séance closed")
     shift.closed_at = clock.now()
