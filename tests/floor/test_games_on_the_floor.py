@@ -11,7 +11,7 @@ import pytest
 from audit.models import AuditEvent
 from casino.errors import WrongGame
 from casino.floor.coups import coup_open
-from casino.floor.models import Account, Coup, PostedReglement
+from casino.floor.models import Account, Coup, Game, PostedReglement
 from casino.floor.registry import PACKAGES, GameModule, game_module
 from casino.floor.services import table_create
 from tests.conftest import open_seance
@@ -61,11 +61,16 @@ def test_a_tables_accounts_are_those_its_game_asks_for(cast, table, pharao_table
     assert "prison" not in kinds[pharao_table.number]
 
 
+def test_every_game_of_the_floor_has_its_package():
+    assert {str(g) for g in Game} == set(PACKAGES)
+    assert {game_module(g).game for g in Game} == {str(g) for g in Game}
+
+
 def test_a_game_without_its_package_yet_answers_as_a_table_where_nothing_was_played():
-    alliance = game_module("alliance")
-    assert type(alliance) is GameModule
-    assert alliance.rounds_played(None) == 0
-    assert alliance.terminal_state(None, None) == {}
+    newcomer = game_module("baccara")  # the fourth game, before its package exists
+    assert type(newcomer) is GameModule
+    assert newcomer.rounds_played(None) == 0
+    assert newcomer.terminal_state(None, None) == {}
 
 
 def _imports(path: Path) -> set[str]:
