@@ -134,7 +134,7 @@ def next_table(cast, posted):
 
 
 class Stop(Exception):
-    pass
+    """Where ``deal_up_to`` stops the deal."""
 
 
 def deal_up_to(cast: Any, shift: Any, service: str, seed: int = 1) -> tuple[Deal, dict[str, Any]]:
@@ -149,9 +149,8 @@ def deal_up_to(cast: Any, shift: Any, service: str, seed: int = 1) -> tuple[Deal
     sim = simulated(seed)
     with pytest.raises(Stop):
         play_act_by_act(cast, shift, sim, act=act)
-    return Deal.objects.get(
-        shift=shift, phase__in=["dealing", "auction", "contract", "play"]
-    ), sheet(sim)
+    deal = Deal.objects.exclude(phase="over").get(shift=shift)
+    return deal, sheet(sim)
 
 
 # --- away from one's post ---------------------------------------------------------------------------
