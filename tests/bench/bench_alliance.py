@@ -12,7 +12,7 @@ from collections import defaultdict
 from types import SimpleNamespace
 from typing import Any
 
-from tests.bench.harness import bench_house, bulk_copy, bulk_written, report
+from tests.bench.harness import bench_people, bulk_copy, bulk_written, report
 
 DEALS = 20
 WATCHED = 3  # further deals played with every act's queries counted (counting slows them)
@@ -22,20 +22,12 @@ NUMBER = 201  # the cercle table: clear of the other benches' tables
 def _cast(prefix: str = "alliance") -> Any:
     """Who the cercle needs, as ``tests/floor/alliance_world.py`` names them."""
     from casino.people.roles import Role
-    from casino.people.services import staff_create
 
-    directeur, commissaire = bench_house(prefix)
-    people = {
-        name: staff_create(
-            actor=directeur, username=f"{prefix}-{name}", full_name=name, roles=[role]
+    return SimpleNamespace(
+        **bench_people(
+            prefix, chef=Role.CHEF_DE_PARTIE, croupier=Role.CROUPIER, caissier=Role.CAISSIER
         )
-        for name, role in (
-            ("chef", Role.CHEF_DE_PARTIE),
-            ("croupier", Role.CROUPIER),
-            ("caissier", Role.CAISSIER),
-        )
-    }
-    return SimpleNamespace(directeur=directeur, commissaire=commissaire, **people)
+    )
 
 
 class DealCopier:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tests.bench.harness import bench_house, bulk_written, report
+from tests.bench.harness import bench_people, bulk_written, report
 
 NOIR = "2 3 4 5 7 K".split()  # 31
 ROUGE = "A 2 4 6 9 K".split()  # 32: noir wins, 12 cards a coup
@@ -21,21 +21,15 @@ def _setup(
     from casino import clock
     from casino.floor.services import reglement_load_presets
     from casino.people.roles import Role
-    from casino.people.services import staff_create
 
-    directeur, commissaire = bench_house(prefix)
-    staff = {
-        name: staff_create(
-            actor=directeur, username=f"{prefix}-{name}", full_name=name, roles=[role]
-        )
-        for name, role in (
-            ("chef", Role.CHEF_DE_PARTIE),
-            ("tailleur", Role.TAILLEUR),
-            ("croupier", Role.CROUPIER),
-            ("caissier", Role.CAISSIER),
-        )
-    }
-    staff["directeur"], staff["commissaire"], staff["prefix"] = directeur, commissaire, prefix
+    staff = bench_people(
+        prefix,
+        chef=Role.CHEF_DE_PARTIE,
+        tailleur=Role.TAILLEUR,
+        croupier=Role.CROUPIER,
+        caissier=Role.CAISSIER,
+    )
+    staff["prefix"] = prefix
     reglement_load_presets(actor=staff["commissaire"], effective_from=clock.now().date())
     return staff, [open_table(staff, number) for number in range(first, first + tables)]
 

@@ -8,7 +8,7 @@ import random
 import time
 from typing import Any
 
-from tests.bench.harness import bench_house, bulk_copy, bulk_written, report
+from tests.bench.harness import bench_people, bulk_copy, bulk_written, report
 
 TABLES = 4
 STAKES = 10  # placed before the first draw, on ten ranks
@@ -24,11 +24,8 @@ def _setup(prefix: str = "pharao") -> tuple[dict[str, Any], list[Any]]:
     from shoes import services as packs
     from tests.bench.harness import open_seance
 
-    directeur, commissaire = bench_house(prefix)
-    staff: dict[str, Any] = {"directeur": directeur, "commissaire": commissaire}
-    staff["caissier"] = staff_create(
-        actor=directeur, username=f"{prefix}-caissier", full_name="c", roles=[Role.CAISSIER]
-    )
+    staff = bench_people(prefix, caissier=Role.CAISSIER)
+    directeur, commissaire = staff["directeur"], staff["commissaire"]
     reglement_load_presets(actor=commissaire, effective_from=clock.now().date())
     posted = PostedReglement.objects.get(name="baden-1854")
     shifts = []

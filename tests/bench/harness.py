@@ -227,6 +227,21 @@ def bench_house(prefix: str) -> tuple[object, object]:
     return directeur, commissaire
 
 
+def bench_people(prefix: str, **roles: Any) -> dict[str, Any]:
+    """The house's director and commissioner (``bench_house``) and, for each ``name=Role``, a
+    new person ``<prefix>-<name>`` holding it; all by name."""
+    from casino.people.services import staff_create
+
+    directeur, commissaire = bench_house(prefix)
+    people = {
+        name: staff_create(
+            actor=directeur, username=f"{prefix}-{name}", full_name=name, roles=[role]
+        )
+        for name, role in roles.items()
+    }
+    return {"directeur": directeur, "commissaire": commissaire, **people}
+
+
 @contextlib.contextmanager
 def gunicorn(*, workers: int, **env: str) -> Iterator[int]:
     """The web server as production runs it, on a free port of this machine (``env``: settings

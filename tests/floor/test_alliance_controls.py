@@ -159,22 +159,15 @@ def deal_up_to(cast: Any, shift: Any, service: str, seed: int = 1) -> tuple[Deal
 def test_a_croupier_on_duty_at_another_table_records_nothing_here(cast, seance, next_table):
     deal, doc = deal_up_to(cast, seance, "deal_cards")
     stranger = next_table.croupier
-    refused(
-        "not_on_duty",
-        cards_dealt,
-        actor=stranger,
-        pack_id=deal.pack_id,
-        codes=doc["cards"],
-        shift=seance,
-    )
-    refused(
-        "not_on_duty",
-        cards_dealt,
-        actor=stranger,
-        pack_id=deal.pack_id,
-        codes=doc["cards"],
-        shift=next_table.shift,
-    )
+    for shift in (seance, next_table.shift):  # this séance's pack, under either séance
+        refused(
+            "not_on_duty",
+            cards_dealt,
+            actor=stranger,
+            pack_id=deal.pack_id,
+            codes=doc["cards"],
+            shift=shift,
+        )
     refused("not_on_duty", deals.deal_cards, actor=stranger, deal_id=deal.pk, cards=doc["cards"])
     state = deals.deal_cards(actor=cast.croupier, deal_id=deal.pk, cards=doc["cards"])
     refused(
