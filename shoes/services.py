@@ -20,7 +20,7 @@ from audit.chain import audit_record
 from audit.models import Severity
 from audit.services import anomaly_raise
 from casino import clock, shown
-from casino.errors import Conflict, DomainError, NotFound
+from casino.errors import Conflict, DomainError, NotFound, WrongGame
 from casino.floor.models import Duty, Game, Shift, Table
 from casino.floor.registry import game_module
 from casino.floor.services import require_duty_at_table, require_on_duty
@@ -510,6 +510,22 @@ def pack_cut(*, actor: Any, pack_id: int, cut_by: str, burn: list[str] | None = 
 # --- at a cercle table: the players shuffle and cut, the croupier records ----------------------------
 
 
+def _at_cercle(pack: Pack, actor: Any, act: str) -> Shift:
+    """The séance open where the pack is, at a cercle table, with the actor on duty there as a
+    croupier. Checked by these acts themselves, not only by the game's act that calls them: each
+    is a service of its own, which a croupier on duty elsewhere (or relieved) could call, and at a
+    banking table it would put a pack in play without the tailleur's shuffle and cut
+    (``pack_cut``), or lay cards outside a round."""
+    shift = _at_table(pack, actor, Duty.Post.CROUPIER, act=act)
+    if game_module(shift.table.game).tailleur:
+        raise WrongGame(
+            _("%(act)s : à %(table)s le tailleur mêle en dernier, présente la coupe et donne")
+            % {"act": act, "table": shift.table},
+            where="pack",
+        )
+    return shift
+
+
 @transaction.atomic
 def pack_shuffled_and_cut(*, actor: Any, pack_id: int, shuffled_by: str, cut_by: str) -> Pack:
     """At a cercle (Alliance) the dealer, a player, shuffles and the player on his left cuts,
@@ -519,7 +535,7 @@ def pack_shuffled_and_cut(*, actor: Any, pack_id: int, shuffled_by: str, cut_by:
     require_role(actor, Role.CROUPIER, act=act)
     pack = _lock(pack_id)
     _require_state(pack, PackState.OPENED, PackState.PASSED, act=_("mêler"))
-    shift = _at_table(pack, actor, Duty.Post.CROUPIER, act=act)
+    shift = _at_cercle(pack, actor, act)
     _require_talon_counted(pack, _("mêler"))
     _record(
         pack,
@@ -544,13 +560,21 @@ def pack_shuffled_and_cut(*, actor: Any, pack_id: int, shuffled_by: str, cut_by:
 
 def cards_dealt(*, actor: Any, pack_id: int, codes: list[str], shift: Shift) -> list[CardLaid]:
     """A whole deal's cards, in dealing order, recorded by the croupier on duty at a cercle (the
-    game's act has checked his duty and the deal). A card the pack cannot hold in this taille is
-    refused and the refusal committed before the error, as ``card_lay`` does."""
-    require_role(actor, Role.CROUPIER, act=_("enregistrer la donne"))
+    game's act has checked the deal). A card the pack cannot hold in this taille is refused and
+    the refusal committed before the error, as ``card_lay`` does."""
+    act = _("enregistrer la donne")
+    require_role(actor, Role.CROUPIER, act=act)
     codes = [_card_code(code, f"cards[{i}]") for i, code in enumerate(codes)]
     with transaction.atomic(savepoint=False):
         pack = _lock(pack_id)
         _require_state(pack, PackState.IN_PLAY, act=_("donner"))
+        here = _at_cercle(pack, actor, act)
+        if here.pk != shift.pk:  # the cards of one séance's pack are not another séance's
+            raise Conflict(
+                _("%(act)s : le jeu %(pack)s est en service à la séance %(here)s, pas %(shift)s")
+                % {"act": act, "pack": pack.seal_number, "here": here.pk, "shift": shift.pk},
+                where="shift",
+            )
         refused, done = _lay(
             pack, actor, shift, codes, burned_cards=False, taille=current_taille(pack)
         )

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
-from casino.errors import DomainError, NotFound
+from casino.errors import DomainError, NotFound, SegregationViolation
 from casino.floor.models import Account, Movement
 from casino.floor.services import (
     MAX_AMOUNT,
@@ -49,6 +49,20 @@ def patron_code(patron: str) -> str:
     return code
 
 
+def require_not_the_houses(code: str, *, act: str) -> None:
+    """The house's people do not play at its tables: the cashier would pay himself, a chef de
+    partie would sit at the table he runs and arbitrates. What ties a patron to a person of the
+    house is the login: a patron's id that is someone's username (any case) is refused."""
+    from django.contrib.auth import get_user_model
+
+    if get_user_model().objects.filter(username__iexact=code.removeprefix("patron:")).exists():
+        raise SegregationViolation(
+            _("%(act)s : %(patron)s est une personne de la maison, qui ne joue pas à ses tables")
+            % {"act": act, "patron": code},
+            where="patron",
+        )
+
+
 def patron_account(patron: str) -> Account:
     """The patron's account, which exists once he has bought in."""
     code = patron_code(patron)
@@ -74,8 +88,10 @@ def _amount(amount: object) -> int:
 @transaction.atomic
 def patron_buy_in(*, actor: Any, patron: str, amount: int, name: str = "") -> Movement:
     """The cashier changes a patron's money: it enters his account (made at his first buy-in)."""
-    require_role(actor, Role.CAISSIER, act=_("changer l'argent d'un joueur"))
+    act = _("changer l'argent d'un joueur")
+    require_role(actor, Role.CAISSIER, act=act)
     code = patron_code(patron)
+    require_not_the_houses(code, act=act)
     amount = _amount(amount)
     account, _created = Account.objects.get_or_create(
         code=code,

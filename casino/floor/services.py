@@ -643,7 +643,16 @@ def duty_assign(*, actor: Any, shift_id: int, person: Any, post: Duty.Post | str
     require_role(actor, Role.CHEF_DE_PARTIE, act=_("mettre du personnel de service à une séance"))
     shift = open_shift_locked(shift_id)
     require_on_duty(shift, actor, Duty.Post.CHEF_DE_PARTIE, act=_("mettre du personnel de service"))
-    return _duty_start(shift, person, Duty.Post(post), actor)
+    post = Duty.Post(post)
+    # As at the opening (``shift_open``): a relief must not bring a tailleur to a cercle, where
+    # he could then do a tailleur's acts on the table's pack.
+    if post == Duty.Post.TAILLEUR and not game_module(shift.table.game).tailleur:
+        raise NotOnDuty(
+            _("%(table)s : au cercle, les joueurs donnent ; pas de tailleur")
+            % {"table": shift.table},
+            where="post",
+        )
+    return _duty_start(shift, person, post, actor)
 
 
 @transaction.atomic

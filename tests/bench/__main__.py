@@ -11,7 +11,18 @@ from tests.bench.harness import use_bench_database
 def main(names: list[str]) -> int:
     import importlib
 
-    every = ["games", "floor", "pharao", "api", "pit", "restart", "broker", "reports", "audit"]
+    every = [
+        "games",
+        "floor",
+        "pharao",
+        "alliance",
+        "api",
+        "pit",
+        "restart",
+        "broker",
+        "reports",
+        "audit",
+    ]
     unknown = sorted(set(names) - set(every))
     if unknown:
         print(f"no benchmark named {', '.join(unknown)} (there are: {', '.join(every)})")

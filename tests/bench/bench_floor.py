@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tests.bench.harness import bench_house, bulk_chained_events, report
+from tests.bench.harness import bench_people, bulk_written, report
 
 NOIR = "2 3 4 5 7 K".split()  # 31
 ROUGE = "A 2 4 6 9 K".split()  # 32: noir wins, 12 cards a coup
@@ -21,21 +21,15 @@ def _setup(
     from casino import clock
     from casino.floor.services import reglement_load_presets
     from casino.people.roles import Role
-    from casino.people.services import staff_create
 
-    directeur, commissaire = bench_house(prefix)
-    staff = {
-        name: staff_create(
-            actor=directeur, username=f"{prefix}-{name}", full_name=name, roles=[role]
-        )
-        for name, role in (
-            ("chef", Role.CHEF_DE_PARTIE),
-            ("tailleur", Role.TAILLEUR),
-            ("croupier", Role.CROUPIER),
-            ("caissier", Role.CAISSIER),
-        )
-    }
-    staff["directeur"], staff["commissaire"], staff["prefix"] = directeur, commissaire, prefix
+    staff = bench_people(
+        prefix,
+        chef=Role.CHEF_DE_PARTIE,
+        tailleur=Role.TAILLEUR,
+        croupier=Role.CROUPIER,
+        caissier=Role.CAISSIER,
+    )
+    staff["prefix"] = prefix
     reglement_load_presets(actor=staff["commissaire"], effective_from=clock.now().date())
     return staff, [open_table(staff, number) for number in range(first, first + tables)]
 
@@ -240,8 +234,6 @@ class CoupCopier:
 def _bulk_floor(coup_count: int) -> float:
     """The same rows, written with plain bulk INSERTs in one transaction: coups, stakes, cards,
     results, settlements, movements and chained audit events. Returns seconds."""
-    from django.db import connection, transaction
-
     from audit.models import AuditEvent
     from casino.floor.models import Coup
 
@@ -249,18 +241,14 @@ def _bulk_floor(coup_count: int) -> float:
     assert coup is not None
     copier = CoupCopier(coup)  # the rows the services wrote for one coup, as templates
     events_per_coup = AuditEvent.objects.count() // max(1, Coup.objects.count())
-    started = time.perf_counter()
-    with transaction.atomic():
-        last = AuditEvent.objects.order_by("-seq").first()
-        seq, prev = (last.seq, last.hash) if last else (0, "0" * 64)
-        for n in range(coup_count):
-            new = copier.copy(10_000 + n)
-            seq, prev = bulk_chained_events(
-                subject="floor.coup", subject_id=new.pk, count=events_per_coup, head=(seq, prev)
-            )
-        with connection.cursor() as cursor:
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-    return time.perf_counter() - started
+    return sum(
+        bulk_written(
+            lambda n: copier.copy(10_000 + n),
+            copies=coup_count,
+            subject="floor.coup",
+            events_each=events_per_coup,
+        )
+    )
 
 
 def run() -> None:

@@ -8,7 +8,7 @@ import random
 import time
 from typing import Any
 
-from tests.bench.harness import bench_house, bulk_chained_events, report
+from tests.bench.harness import bench_people, bulk_copy, bulk_written, report
 
 TABLES = 4
 STAKES = 10  # placed before the first draw, on ten ranks
@@ -24,11 +24,8 @@ def _setup(prefix: str = "pharao") -> tuple[dict[str, Any], list[Any]]:
     from shoes import services as packs
     from tests.bench.harness import open_seance
 
-    directeur, commissaire = bench_house(prefix)
-    staff: dict[str, Any] = {"directeur": directeur, "commissaire": commissaire}
-    staff["caissier"] = staff_create(
-        actor=directeur, username=f"{prefix}-caissier", full_name="c", roles=[Role.CAISSIER]
-    )
+    staff = bench_people(prefix, caissier=Role.CAISSIER)
+    directeur, commissaire = staff["directeur"], staff["commissaire"]
     reglement_load_presets(actor=commissaire, effective_from=clock.now().date())
     posted = PostedReglement.objects.get(name="baden-1854")
     shifts = []
@@ -161,144 +158,32 @@ class TailleCopier:
         )
         from shoes.models import CardLaid
 
-        t = self.taille
-        new = Taille.objects.bulk_create(
-            [
-                Taille(
-                    shift=t.shift,
-                    pack=t.pack,
-                    pack_taille=1000 + n,
-                    number=1000 + n,
-                    reglement=t.reglement,
-                    min_stake=t.min_stake,
-                    max_stake=t.max_stake,
-                    bottom_card=t.bottom_card,
-                    opened_at=t.opened_at,
-                    opened_by=t.opened_by,
-                    phase="ended",
-                )
-            ]
-        )[0]
-        stakes = PharaoStake.objects.bulk_create(
-            [
-                PharaoStake(
-                    taille=new,
-                    ref=s.ref,
-                    holder_id=s.holder_id,
-                    rank=s.rank,
-                    amount=s.amount,
-                    draw=s.draw,
-                    placed_at=s.placed_at,
-                    placed_by_id=s.placed_by_id,
-                )
-                for s in self.stakes
-            ]
+        (new,) = bulk_copy(Taille, [self.taille], pack_taille=1000 + n, number=1000 + n)
+        stakes = bulk_copy(PharaoStake, self.stakes, taille=new)
+        stake = {old.pk: copy for old, copy in zip(self.stakes, stakes, strict=True)}
+        bulk_copy(PharaoStakeAct, self.acts, stake=lambda _, a: stake[a.stake_id])
+        bulk_copy(CardLaid, self.cards, seq=lambda i, _: 100_000 + n * 60 + i, taille=1000 + n)
+        draws = bulk_copy(PharaoDraw, self.draws, taille=new)
+        draw = {old.pk: copy for old, copy in zip(self.draws, draws, strict=True)}
+        bulk_copy(
+            PharaoSettlement,
+            self.settlements,
+            taille=new,
+            draw=lambda _, s: draw.get(s.draw_id),
+            stake=lambda _, s: stake[s.stake_id],
         )
-        by_old = {old.pk: copy for old, copy in zip(self.stakes, stakes, strict=True)}
-        PharaoStakeAct.objects.bulk_create(
-            [
-                PharaoStakeAct(
-                    stake=by_old[a.stake_id],
-                    act=a.act,
-                    amount=a.amount,
-                    draw=a.draw,
-                    by_id=a.by_id,
-                    at=a.at,
-                    mark=a.mark,
-                    put=a.put,
-                    returned=a.returned,
-                )
-                for a in self.acts
-            ]
-        )
-        CardLaid.objects.bulk_create(
-            [
-                CardLaid(
-                    pack=c.pack,
-                    seq=100_000 + n * 60 + i,
-                    taille=1000 + n,
-                    card=c.card,
-                    at=c.at,
-                    actor_id=c.actor_id,
-                    shift=c.shift,
-                )
-                for i, c in enumerate(self.cards)
-            ]
-        )
-        draws = PharaoDraw.objects.bulk_create(
-            [
-                PharaoDraw(
-                    taille=new,
-                    number=d.number,
-                    bank_card=d.bank_card,
-                    players_card=d.players_card,
-                    plie=d.plie,
-                    settled_at=d.settled_at,
-                    settled_by_id=d.settled_by_id,
-                )
-                for d in self.draws
-            ]
-        )
-        draw_of = {old.pk: copy for old, copy in zip(self.draws, draws, strict=True)}
-        PharaoSettlement.objects.bulk_create(
-            [
-                PharaoSettlement(
-                    taille=new,
-                    draw=draw_of.get(s.draw_id),
-                    stake=by_old[s.stake_id],
-                    outcome=s.outcome,
-                    paid=s.paid,
-                    returned=s.returned,
-                    to_bank=s.to_bank,
-                    mark=s.mark,
-                )
-                for s in self.settlements
-            ]
-        )
-        Movement.objects.bulk_create(
-            [
-                Movement(
-                    at=m.at,
-                    debit_id=m.debit_id,
-                    credit_id=m.credit_id,
-                    amount=m.amount,
-                    kind=m.kind,
-                    shift=t.shift,
-                    reference=f"taille:{new.pk}:copy",
-                    idempotency_key=f"copy:taille:{new.pk}:{i}",
-                    actor_id=m.actor_id,
-                )
-                for i, m in enumerate(self.movements)
-            ]
+        bulk_copy(
+            Movement,
+            self.movements,
+            reference=f"taille:{new.pk}:copy",
+            idempotency_key=lambda i, _: f"copy:taille:{new.pk}:{i}",
         )
         return new
 
 
-def _bulk(copies: int, events_per_taille: int) -> float:
-    """The same rows, written with plain bulk INSERTs in one transaction, chained audit events
-    included. Returns seconds."""
-    from django.db import connection, transaction
-
-    from audit.models import AuditEvent
-    from casino.floor.play.pharao.models import Taille
-
-    copier = TailleCopier(Taille.objects.filter(phase="ended").order_by("id").first())
-    started = time.perf_counter()
-    with transaction.atomic():
-        last = AuditEvent.objects.order_by("-seq").first()
-        seq, prev = (last.seq, last.hash) if last else (0, "0" * 64)
-        for n in range(copies):
-            new = copier.copy(n)
-            seq, prev = bulk_chained_events(
-                subject="floor.taille", subject_id=new.pk, count=events_per_taille, head=(seq, prev)
-            )
-        with connection.cursor() as cursor:
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-    return time.perf_counter() - started
-
-
 def run() -> None:
     from audit.models import AuditEvent
+    from casino.floor.play.pharao.models import Taille
 
     staff, shifts = _setup()
     rng = random.Random(1764)
@@ -308,7 +193,12 @@ def run() -> None:
     t_services = time.perf_counter() - started
     played = len(shifts)
     events_per_taille = (AuditEvent.objects.count() - events_before) // played
-    t_bulk = _bulk(COPIES, events_per_taille)
+    copier = TailleCopier(Taille.objects.filter(phase="ended").order_by("id").first())
+    t_bulk = sum(
+        bulk_written(
+            copier.copy, copies=COPIES, subject="floor.taille", events_each=events_per_taille
+        )
+    )
     per_services = t_services / played
     per_bulk = t_bulk / COPIES
     report(

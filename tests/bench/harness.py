@@ -6,7 +6,8 @@ import contextlib
 import os
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 
@@ -157,6 +158,58 @@ def bulk_chained_events(
     return seq, prev
 
 
+def audit_head() -> tuple[int, str]:
+    """The seq and hash of the chain's last event (the genesis before the first)."""
+    from audit.models import AuditEvent
+
+    last = AuditEvent.objects.order_by("-seq").first()
+    return (last.seq, last.hash) if last else (0, "0" * 64)
+
+
+def bulk_copy(model: Any, rows: Iterable[Any], **changes: Any) -> list[Any]:
+    """Copies of ``rows`` written with one bulk INSERT: every field as it was, but the primary
+    key and ``changes`` (by field name: a value, or a function of the copy's index and the row)."""
+    meta = model._meta
+    fields = [f for f in meta.concrete_fields if not f.primary_key]
+    copies = []
+    for i, row in enumerate(rows):
+        values = {f.attname: getattr(row, f.attname) for f in fields}
+        for name, change in changes.items():
+            field = meta.get_field(name)
+            value = change(i, row) if callable(change) else change
+            values[field.attname] = value.pk if field.is_relation and value is not None else value
+        copies.append(model(**values))
+    return list(model.objects.bulk_create(copies))
+
+
+def bulk_written(
+    copy: Callable[[int], Any],
+    *,
+    copies: int,
+    subject: str,
+    events_each: int | Callable[[int], int],
+) -> list[float]:
+    """The baseline of a bench through the services: ``copies`` records written by ``copy(n)``
+    (plain bulk INSERTs of the rows the services wrote; it returns the new record), each with
+    ``events_each`` (or ``events_each(n)``) chained audit events about it, in one transaction.
+    The database's checks run statement by statement (not deferred to the commit), so each
+    copy's time is whole. Returns each copy's seconds."""
+    from django.db import connection, transaction
+
+    times = []
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        head = audit_head()
+        for n in range(copies):
+            started = time.perf_counter()
+            new = copy(n)
+            count = events_each(n) if callable(events_each) else events_each
+            head = bulk_chained_events(subject=subject, subject_id=new.pk, count=count, head=head)
+            times.append(time.perf_counter() - started)
+    return times
+
+
 def bench_house(prefix: str) -> tuple[object, object]:
     """The house's director and commissioner: bootstrapped on the fresh database, then reused."""
     from django.contrib.auth.models import User
@@ -172,6 +225,21 @@ def bench_house(prefix: str) -> tuple[object, object]:
     directeur = User.objects.filter(groups__name="directeur").order_by("pk").first()
     commissaire = User.objects.filter(groups__name="commissaire").order_by("pk").first()
     return directeur, commissaire
+
+
+def bench_people(prefix: str, **roles: Any) -> dict[str, Any]:
+    """The house's director and commissioner (``bench_house``) and, for each ``name=Role``, a
+    new person ``<prefix>-<name>`` holding it; all by name."""
+    from casino.people.services import staff_create
+
+    directeur, commissaire = bench_house(prefix)
+    people = {
+        name: staff_create(
+            actor=directeur, username=f"{prefix}-{name}", full_name=name, roles=[role]
+        )
+        for name, role in roles.items()
+    }
+    return {"directeur": directeur, "commissaire": commissaire, **people}
 
 
 @contextlib.contextmanager

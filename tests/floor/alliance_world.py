@@ -90,23 +90,31 @@ def sheet(sim: SimulatedAlliance) -> dict[str, Any]:
     return doc
 
 
-def play_act_by_act(cast: Any, shift: Shift, sim: SimulatedAlliance, actor: Any = None) -> Deal:
+def play_act_by_act(
+    cast: Any, shift: Shift, sim: SimulatedAlliance, actor: Any = None, *, act: Any = None
+) -> Deal:
     """The deal played through the services, one act each: opened, dealt, each call, the
-    contract, each card."""
+    contract, each card. ``act(service, **arguments)`` makes each call (the bench counts each
+    act's queries); by default it simply calls the service."""
     actor = actor or cast.croupier
+    act = act or (lambda service, **arguments: service(**arguments))
     doc = sheet(sim)
     players = doc["players"]
-    deal = deals.deal_open(actor=actor, shift_id=shift.pk, dealer=players[-1], cut_by=players[-2])
-    state = deals.deal_cards(actor=actor, deal_id=deal.pk, cards=doc["cards"])
+    deal = act(
+        deals.deal_open, actor=actor, shift_id=shift.pk, dealer=players[-1], cut_by=players[-2]
+    )
+    state = act(deals.deal_cards, actor=actor, deal_id=deal.pk, cards=doc["cards"])
     caller = state.next_caller
     for word in doc["auction"]:
-        caller = deals.deal_call(actor=actor, deal_id=deal.pk, player=caller, call=word).next_caller
-    deals.deal_declare(actor=actor, deal_id=deal.pk, contract=doc["contract"])
+        caller = act(
+            deals.deal_call, actor=actor, deal_id=deal.pk, player=caller, call=word
+        ).next_caller
+    act(deals.deal_declare, actor=actor, deal_id=deal.pk, contract=doc["contract"])
     player = players[0]
     for trick in doc["tricks"]:
         for code in trick:
-            player = deals.deal_play(
-                actor=actor, deal_id=deal.pk, player=player, code=code
+            player = act(
+                deals.deal_play, actor=actor, deal_id=deal.pk, player=player, code=code
             ).next_player
     deal.refresh_from_db()
     return deal

@@ -12,8 +12,8 @@ from django.utils.translation import gettext as _
 from audit.chain import audit_record
 from casino import clock
 from casino.errors import Conflict, DomainError, NotFound
-from casino.floor.cage import patron_account
-from casino.floor.models import Duty, Shift
+from casino.floor.cage import patron_account, patron_code, require_not_the_houses
+from casino.floor.models import Account, Duty, Shift
 from casino.floor.play.alliance.models import SEATS, CercleSeat, CercleSeatEnd, Deal, DealPhase
 from casino.floor.registry import require_game
 from casino.floor.services import balance, open_shift_locked, require_on_duty
@@ -108,7 +108,12 @@ def seat_take(*, actor: Any, shift_id: int, seat: int, patron: str) -> CercleSea
             where="seat",
         )
     between_deals(shift, act=act)
+    require_not_the_houses(patron_code(patron), act=act)
     account = patron_account(patron)
+    # Each act locks its own séance: at two tables at once both would find the patron seated
+    # nowhere. Locking his account (after the séance; ``no_key``: movements posted to it do not
+    # wait) makes the second wait for the first, then see its seat.
+    Account.objects.select_for_update(no_key=True).get(pk=account.pk)
     taken = CercleSeat.objects.filter(end__isnull=True, shift__closed_at__isnull=True)
     here = taken.filter(shift=shift, seat=seat).select_related("patron").first()
     if here is not None:
