@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from audit.chain import audit_record
 from casino.errors import DomainError, NotFound, SegregationViolation
 from casino.floor.models import Account, Movement
+from casino.floor.registry import every_game
 from casino.floor.services import (
     MAX_AMOUNT,
     Entry,
@@ -129,6 +130,8 @@ def patron_cash_out(*, actor: Any, patron: str, amount: int | None = None) -> Mo
             % {"patron": account.code, "held": held, "amount": amount},
             where="amount",
         )
+    for game in every_game():  # a seated player's losses to come are his account's
+        game.check_cash_out(account)
     (movement,) = ledger_post(
         actor=actor,
         shift=None,

@@ -55,6 +55,9 @@ class GameModule:
     def closing(self, shift: Any, actor: Any) -> None:
         """What the game ends when its séance closes (a cercle's seats), in the closing act."""
 
+    def check_cash_out(self, account: Any) -> None:
+        """Refuse (``Conflict``) to pay a patron out at the cage while he is in play here."""
+
     def check_pack_free(self, pack: Any, *, act: str) -> None:
         """Refuse (``IllegalPackState``) to pass or retire a pack while a round is played with it."""
 
@@ -89,6 +92,10 @@ def _module(game: str) -> GameModule:
         return GameModule()
     module: GameModule = import_module(f"{package}.module").MODULE
     return module
+
+
+def every_game() -> list[GameModule]:
+    return [game_module(game) for game in PACKAGES]
 
 
 def game_part(game: str, part: str) -> ModuleType | None:

@@ -152,3 +152,31 @@ def test_the_records_of_a_deal_are_never_edited(cast, seance):
     with pytest.raises(DatabaseError), transaction.atomic():
         Deal.objects.filter(pk=deal.pk).update(phase="play")
     assert DealCall.objects.filter(deal=deal).exists()
+
+
+def test_a_deal_in_play_is_never_made_over_without_its_settlement(cast, seance):
+    doc = sheet(simulated(8))
+    players = doc["players"]
+    deal = deals.deal_open(
+        actor=cast.croupier, shift_id=seance.pk, dealer=players[-1], cut_by=players[-2]
+    )
+    with pytest.raises(DatabaseError), transaction.atomic():
+        Deal.objects.filter(pk=deal.pk).update(phase="auction")  # forward, but not dealt: allowed
+        Deal.objects.filter(pk=deal.pk).update(phase="contract")
+        Deal.objects.filter(pk=deal.pk).update(phase="play")
+        Deal.objects.filter(pk=deal.pk).update(phase="over")
+    deal.refresh_from_db()
+    assert deal.phase == "dealing"
+
+
+def test_a_seated_player_is_paid_out_only_once_he_has_left(cast, seance):
+    from casino.errors import Conflict
+    from casino.floor.cage import patron_cash_out
+
+    movements = Movement.objects.count()
+    with pytest.raises(Conflict):
+        patron_cash_out(actor=cast.caissier, patron="ana")
+    assert Movement.objects.count() == movements
+    seat_leave(actor=cast.croupier, shift_id=seance.pk, patron="ana")
+    patron_cash_out(actor=cast.caissier, patron="ana")
+    assert balance(Account.objects.get(code="patron:ana")) == 0

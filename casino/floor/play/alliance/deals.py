@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from audit.chain import audit_record
 from casino import clock
 from casino.errors import Conflict, DomainError, NotFound
-from casino.floor.models import Account, Movement, Shift
+from casino.floor.models import Account, Movement
 from casino.floor.play.alliance.models import (
     Deal,
     DealCall,
@@ -30,7 +30,7 @@ from casino.floor.play.alliance.models import (
     DealPlay,
     DealSettlement,
 )
-from casino.floor.play.alliance.seats import between_deals, cercle_locked, dealing_order
+from casino.floor.play.alliance.seats import GAME, between_deals, cercle_locked, dealing_order
 from casino.floor.services import Entry, ledger_post, require_on_duty, table_account
 from casino.games import alliance as engine
 from casino.games import errors as engine_errors
@@ -640,18 +640,25 @@ def deal_record(*, actor: Any, shift_id: int, sheet: Mapping[str, Any]) -> Deal:
     of ``players`` and the player on his left cutting, the cards, each call, the contract, each
     card. The first fault refuses the whole sheet, named as the replay names it (``auction[3]``,
     ``tricks[4][2]``); a card the pack cannot hold is recorded all the same."""
+    _check_sheet(sheet)
     players = sheet["players"]
     foreign: tuple[int, str] | None = None
     try:
         with transaction.atomic():
-            shift = Shift.objects.get(pk=shift_id)
-            if sheet["mark_value"] != shift.min_stake:
+            deal = deal_open(actor=actor, shift_id=shift_id, dealer=players[-1], cut_by=players[-2])
+            shift = deal.shift
+            if sheet["mark_value"] != deal.mark_value:
                 raise BadDeal(
                     _("la marque vaut %(value)s à cette séance, pas %(sheet)s")
-                    % {"value": shift.min_stake, "sheet": sheet["mark_value"]},
+                    % {"value": deal.mark_value, "sheet": sheet["mark_value"]},
                     where="mark_value",
                 )
-            deal = deal_open(actor=actor, shift_id=shift_id, dealer=players[-1], cut_by=players[-2])
+            if "reglement" in sheet and _rules(sheet["reglement"]) != _rules(deal.reglement):
+                raise BadDeal(
+                    _("la feuille porte un autre règlement que celui de la séance (%(posted)s)")
+                    % {"posted": deal.reglement},
+                    where="reglement",
+                )
             if deal.players != list(players):
                 raise BadDeal(
                     _("les joueurs assis, dans l'ordre de la donne, sont %(seated)s")
@@ -698,6 +705,49 @@ def deal_record(*, actor: Any, shift_id: int, sheet: Mapping[str, Any]) -> Deal:
         if foreign is not None:  # the refusal is evidence: it outlives the sheet
             card_refusal_record(actor=actor, pack_id=foreign[0], code=foreign[1], shift=shift)
         raise
+
+
+SHEET = ("game", "reglement", "players", "mark_value", "cards", "auction", "contract", "tricks")
+
+
+def _check_sheet(sheet: object) -> None:
+    """The sheet's shape, as the replay reads it: its fields known and present, the players a
+    list of at least two names; the rest is checked act by act."""
+    if not isinstance(sheet, Mapping):
+        raise BadDeal(_("une feuille de donne est un objet"), where="sheet")
+    unknown = [key for key in sheet if key not in SHEET]
+    missing = [key for key in SHEET[2:] if key not in sheet]
+    if unknown or missing or sheet.get("game", GAME) != GAME:
+        where = (unknown or missing or ["game"])[0]
+        raise BadDeal(
+            _("une feuille de donne d'Alliance a %(fields)s ; %(where)r n'y va pas ou y manque")
+            % {"fields": ", ".join(SHEET), "where": where},
+            where=where,
+        )
+    players = sheet["players"]
+    if (
+        not isinstance(players, list)
+        or len(players) < 2
+        or not all(isinstance(p, str) for p in players)
+    ):
+        raise BadDeal(_("les joueurs : une liste de comptes (patron:<id>)"), where="players")
+    if not all(isinstance(sheet[key], list) for key in ("cards", "auction", "tricks")) or not all(
+        isinstance(t, list) for t in sheet["tricks"]
+    ):
+        raise BadDeal(_("cards, auction et tricks sont des listes"), where="sheet")
+
+
+def _rules(spec: Any) -> str:
+    """A règlement's engine parameters without its name, to compare a sheet's with a séance's."""
+    from dataclasses import replace
+
+    from casino.games.reglement import reglement
+
+    try:
+        engine_rules = spec.engine() if hasattr(spec, "engine") else reglement(spec)
+    except GameError as exc:
+        raise BadDeal(game_message(exc), where="reglement") from None
+    return replace(engine_rules, name="").to_json()
 
 
 def _at(where: str, act: Any, **kwargs: Any) -> Any:

@@ -164,6 +164,20 @@ class Deal(models.Model):
                     (DealPhase.PLAY.value, DealPhase.OVER.value),
                 ],
             ),
+            # A deal is over when its last card settled it: never without its settlement (a raw
+            # edit to "over" would end a deal nobody paid).
+            pgtrigger.Trigger(
+                name="over_only_when_settled",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Update,
+                condition=pgtrigger.Q(new__phase="over") & ~pgtrigger.Q(old__phase="over"),
+                func="""
+                IF NOT EXISTS (SELECT 1 FROM floor_dealsettlement WHERE deal_id = NEW.id) THEN
+                    RAISE EXCEPTION 'deal %: over only once settled', NEW.id;
+                END IF;
+                RETURN NEW;
+                """,
+            ),
         ]
 
     def __str__(self) -> str:

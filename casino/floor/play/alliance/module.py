@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from casino.errors import Conflict
-from casino.floor.play.alliance.models import Deal, DealPhase
+from casino.floor.play.alliance.models import CercleSeat, Deal, DealPhase
 from casino.floor.play.alliance.seats import seats_end
 from casino.floor.play.alliance.selectors import alliance_records, deal_document, open_deal
 from casino.floor.registry import GameModule
@@ -36,6 +36,21 @@ class Alliance(GameModule):
 
     def closing(self, shift: Any, actor: Any) -> None:
         seats_end(shift, actor)
+
+    def check_cash_out(self, account: Any) -> None:
+        seat = (
+            CercleSeat.objects.filter(
+                patron=account, end__isnull=True, shift__closed_at__isnull=True
+            )
+            .select_related("shift__table")
+            .first()
+        )
+        if seat is not None:
+            raise Conflict(
+                _("%(patron)s est assis à %(table)s : il se lève avant d'être payé")
+                % {"patron": account.code, "table": seat.shift.table},
+                where="patron",
+            )
 
     def check_pack_free(self, pack: Any, *, act: str) -> None:
         """Passing or retiring the pack mid-deal would leave the deal unable to go on."""
