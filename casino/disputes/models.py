@@ -52,8 +52,9 @@ TRANSITIONS = [
     (DisputeState.UNDER_REVIEW, DisputeState.WITHDRAWN),
 ]
 
+# One field per subject (the database checks that a dispute has exactly one). A game's subjects
+# are answered for by its game (``games.py``), the others by the disputes themselves.
 SUBJECTS = ("coup", "stake", "movement", "pack", "card", "pharao_stake", "pharao_draw")
-PHARAO_SUBJECTS = ("pharao_stake", "pharao_draw")
 SUBJECT_WORDS = {
     "coup": _("coup"),
     "stake": _("mise"),
@@ -202,13 +203,16 @@ class Dispute(models.Model):
 
     def seance(self) -> Shift | None:
         """The séance whose play is contested (for a pack, the last one that played it)."""
+        from casino.disputes.games import game_disputes
+
         kind, record = self.subject_name(), self.subject()
+        game = game_disputes(kind)
+        if game is not None:
+            return game.seance(kind, record)  # type: ignore[no-any-return]
         if kind == "coup":
             return record.shift  # type: ignore[attr-defined,no-any-return]
         if kind == "stake":
             return record.coup.shift  # type: ignore[attr-defined,no-any-return]
-        if kind in PHARAO_SUBJECTS:
-            return record.taille.shift  # type: ignore[attr-defined,no-any-return]
         if kind == "pack":
             last = record.coups.order_by("-id").select_related("shift").first()  # type: ignore[attr-defined]
             return last.shift if last else None
@@ -391,12 +395,19 @@ class DecisionApproval(models.Model):
 
 
 def about_seances(shift_ids: list[int]) -> models.QuerySet[Dispute]:
-    """Disputes about the play of these séances: their coups, stakes, cards or movements."""
+    """Disputes about the play of these séances: their coups, stakes, cards or movements, and
+    each game's rounds (``games.py``)."""
+    from casino.disputes.games import every_game
+
     return Dispute.objects.filter(
-        models.Q(coup__shift__in=shift_ids)
-        | models.Q(stake__coup__shift__in=shift_ids)
-        | models.Q(card__shift__in=shift_ids)
-        | models.Q(movement__shift__in=shift_ids)
+        functools.reduce(
+            operator.or_,
+            (game.about_seances(shift_ids) for game in every_game()),
+            models.Q(coup__shift__in=shift_ids)
+            | models.Q(stake__coup__shift__in=shift_ids)
+            | models.Q(card__shift__in=shift_ids)
+            | models.Q(movement__shift__in=shift_ids),
+        )
     )
 
 
