@@ -108,6 +108,21 @@ class Rows(forms.BaseFormSet):  # type: ignore[type-arg]
 
 
 FindingRows = forms.formset_factory(FindingForm, formset=Rows, extra=0)
+
+
+def stake_rows(rows: Any, data: Any, stakes: list[tuple[int, str]]) -> Any:
+    """A row per stake of the contested round, ``rows`` the formset of its game's stakes."""
+    found = rows(
+        data,
+        prefix="findings",
+        initial=[{"stake": pk} for pk, _label in stakes],
+        form_kwargs={"stakes": stakes},
+    )
+    found.title = _("Les mises telles que constatées")
+    found.help = _("Laissez vide ce que l'enregistrement dit juste.")
+    return found
+
+
 CorrectionRows = forms.formset_factory(CorrectionForm, formset=Rows, extra=3)
 
 
@@ -142,16 +157,8 @@ class DecideForm(forms.Form):
             self.findings = next((f for f in self.formsets if f.prefix == "findings"), None)
         else:
             stakes = _stakes(dispute)
-            found = FindingRows(
-                data,
-                prefix="findings",
-                initial=[{"stake": pk} for pk, _label in stakes],
-                form_kwargs={"stakes": stakes},
-            )
-            found.title = _("Les mises telles que constatées")
-            found.help = _("Laissez vide ce que l'enregistrement dit juste.")
-            self.formsets = [found] if stakes else []
-            self.findings = found
+            self.findings = stake_rows(FindingRows, data, stakes)
+            self.formsets = [self.findings] if stakes else []
         self.corrections = CorrectionRows(
             data, prefix="corrections", form_kwargs={"accounts": _accounts(dispute)}
         )

@@ -11,7 +11,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from casino import shown
-from casino.disputes.decide_form import MONEY, UNCHANGED, Rows
+from casino.disputes.decide_form import MONEY, UNCHANGED, Rows, stake_rows
 from casino.floor.play.pharao.models import RANKS, PharaoStake
 from casino.pit.cage import minor_units
 
@@ -65,17 +65,7 @@ def finding_rows(dispute: Any, data: Any) -> list[Any]:
         (s.pk, f"{s.ref} · {s.holder.code} · {s.rank} {shown.money(s.amount)}")
         for s in PharaoStake.objects.filter(taille=taille).select_related("holder").order_by("id")
     ]
-    rows = []
-    if stakes:
-        found = PharaoFindingRows(
-            data,
-            prefix="findings",
-            initial=[{"stake": pk} for pk, _label in stakes],
-            form_kwargs={"stakes": stakes},
-        )
-        found.title = _("Les mises telles que constatées")
-        found.help = _("Laissez vide ce que l'enregistrement dit juste.")
-        rows.append(found)
+    rows = [stake_rows(PharaoFindingRows, data, stakes)] if stakes else []
     draws = DrawFindingRows(data, prefix="draws")
     draws.title = _("Les tirages tels que constatés")
     draws.help = _("Un tirage dont une carte a été mal enregistrée : ses cartes vues.")
