@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from audit.append_only import append_only
 from casino.floor.models import Coup, Movement, PostedReglement, Shift, Stake
+from casino.floor.play.alliance.models import Deal
 from casino.floor.play.pharao.models import PharaoDraw, PharaoStake
 from shoes.models import CardLaid, Pack
 
@@ -54,7 +55,7 @@ TRANSITIONS = [
 
 # One field per subject (the database checks that a dispute has exactly one). A game's subjects
 # are answered for by its game (``games.py``), the others by the disputes themselves.
-SUBJECTS = ("coup", "stake", "movement", "pack", "card", "pharao_stake", "pharao_draw")
+SUBJECTS = ("coup", "stake", "movement", "pack", "card", "pharao_stake", "pharao_draw", "deal")
 SUBJECT_WORDS = {
     "coup": _("coup"),
     "stake": _("mise"),
@@ -63,6 +64,7 @@ SUBJECT_WORDS = {
     "card": _("carte"),
     "pharao_stake": _("mise au pharaon"),
     "pharao_draw": _("tirage au pharaon"),
+    "deal": _("donne d'Alliance"),
 }
 
 
@@ -120,6 +122,14 @@ class Dispute(models.Model):
         on_delete=models.PROTECT,
         related_name="+",
         verbose_name=_("tirage au pharaon"),
+    )
+    deal = models.ForeignKey(
+        Deal,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("donne d'Alliance"),
     )
     reglement = models.ForeignKey(
         PostedReglement,

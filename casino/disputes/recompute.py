@@ -43,6 +43,20 @@ class InvalidFinding(DomainError):
     code = "invalid_finding"
 
 
+class RefusedAsFound(InvalidFinding):
+    """The round as found breaks the game's rules (a card not in the player's hand, a call too
+    low): refused under the engine's own code, ``where`` naming the place in the round as found
+    as the replay names it (``tricks[3][1]``, ``auction[2]``, ``contract.called``)."""
+
+    def __init__(self, exc: GameError) -> None:
+        super().__init__(
+            _("telle que constatée, la partie est refusée par la règle (%(where)s) : %(rule)s")
+            % {"where": exc.where or "-", "rule": game_message(exc)},
+            where=exc.where,
+        )
+        self.code = exc.code
+
+
 @dataclass(frozen=True)
 class Recomputation:
     recorded: list[dict[str, Any]]
