@@ -20,6 +20,7 @@ from casino import clock, shown
 from casino.admin_base import RecordAdmin, RecordInline
 from casino.disputes import services
 from casino.disputes.decide_form import DecideForm
+from casino.disputes.games import game_disputes
 from casino.disputes.models import (
     SUBJECT_WORDS,
     SUBJECTS,
@@ -121,6 +122,14 @@ def corrections_text(corrections: list[Any]) -> str:
     return "; ".join(transfer(a, b, n) for a, b, n in corrections) or _("aucune")
 
 
+def rule_table(dispute: Dispute, recomputed: dict[str, Any]) -> str:
+    """The recomputation as the page shows it: as the contested round's game writes it, or
+    stake by stake."""
+    game = game_disputes(dispute.subject_name())
+    written = game.beside(recomputed) if game is not None else None
+    return written if written is not None else _settlement_table(recomputed)
+
+
 def _settlement_table(recomputed: dict[str, Any]) -> str:
     """Recorded and computed settlements side by side, stake by stake."""
     recorded = {r["stake"]: r for r in recomputed["recorded"]}
@@ -216,7 +225,7 @@ class DisputeAdmin(RecordAdmin):
     @admin.display(description=gettext_lazy("la règle à côté de l'enregistrement"))
     def rule_beside_record(self, dispute: Dispute) -> str:
         shown = services.recomputation(dispute)
-        return "–" if shown is None else _settlement_table(shown.as_json())
+        return "–" if shown is None else rule_table(dispute, shown.as_json())
 
     @admin.display(description=gettext_lazy("actes"))
     def acts(self, dispute: Dispute) -> str:
@@ -316,7 +325,7 @@ class DisputeAdmin(RecordAdmin):
             title=_("%(act)s : %(dispute)s") % {"act": self.ACTS[act][1], "dispute": dispute},
             dispute=dispute,
             subject=self.subject_played(dispute),
-            rule=_settlement_table(shown.as_json()) if shown else "",
+            rule=rule_table(dispute, shown.as_json()) if shown else "",
         )
 
 

@@ -34,6 +34,7 @@ from casino.disputes.recompute import Recomputation
 from casino.floor.api import SettlementSerializer
 from casino.floor.play.pharao.models import RANKS
 from casino.floor.services import MAX_AMOUNT
+from casino.games.alliance import Call
 
 
 class StepSerializer(serializers.ModelSerializer[DisputeStep]):
@@ -95,6 +96,11 @@ class FindingSerializer(serializers.Serializer[Any]):
     draw = serializers.IntegerField(required=False)
     bank = serializers.CharField(required=False)
     players = serializers.CharField(required=False)
+    trick = serializers.IntegerField(required=False)
+    place = serializers.IntegerField(required=False)
+    card = serializers.CharField(required=False)
+    auction = serializers.ListField(child=serializers.CharField(), required=False)
+    contract = serializers.DictField(required=False)
 
 
 class DecisionSerializer(serializers.ModelSerializer[Decision]):
@@ -237,8 +243,9 @@ class NoteInput(StrictSerializer):
 
 class FindingInput(StrictSerializer):
     """A stake as found (a coup's: chance, amount, insurance, choice at a refait; a Pharao
-    taille's: rank, amount) or, at Pharao, a draw's cards as found. Which fields go with which
-    record is the recomputation's to say (``invalid_finding`` with the field)."""
+    taille's: rank, amount), at Pharao a draw's cards as found, at Alliance a card as found at
+    its place in a trick or the calls as found (the auction in full, the contract). Which fields
+    go with which record is the recomputation's to say (``invalid_finding`` with the field)."""
 
     stake = reference(required=False, help_text="the stake as found")
     chance = serializers.ChoiceField(
@@ -261,6 +268,30 @@ class FindingInput(StrictSerializer):
     players = serializers.CharField(
         max_length=3, required=False, help_text="Pharao: the draw's right card (the players')"
     )
+    trick = serializers.IntegerField(
+        min_value=1, max_value=12, required=False, help_text="Alliance: the trick (1 the first)"
+    )
+    place = serializers.IntegerField(
+        min_value=1,
+        max_value=6,
+        required=False,
+        help_text="Alliance: the card's place in the trick, in the order played (1 the leader's)",
+    )
+    card = serializers.CharField(
+        max_length=3, required=False, help_text="Alliance: the card actually played there"
+    )
+    auction = serializers.ListField(
+        child=serializers.ChoiceField(choices=[c.value for c in Call]),
+        max_length=60,
+        required=False,
+        help_text="Alliance: every call as found, in turn from the Vorhand",
+    )
+    contract = serializers.DictField(
+        required=False,
+        help_text='Alliance: the contract as found, as REPLAY.md writes it ({"trumps": "H", '
+        '"called": "KS"}, {"turn": 2, "take": false, "called": "KS"}, {"trumps": "S", '
+        '"resistance": null}), when the calls as found change it',
+    )
 
 
 class CorrectionInput(StrictSerializer):
@@ -277,7 +308,9 @@ class DecideInput(StrictSerializer):
     )
     reasoning = serializers.CharField(max_length=10000)
     findings = FindingInput(
-        many=True, required=False, help_text="the stakes as found: what the record got wrong"
+        many=True,
+        required=False,
+        help_text="the stakes, cards or calls as found: what the record got wrong",
     )
     corrections = CorrectionInput(
         many=True,

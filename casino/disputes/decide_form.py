@@ -1,9 +1,9 @@
-"""The decision's form in the admin: the articles, the reasoning, the stakes as found and the
-corrections ordered, in ordinary fields (a row per stake of the contested coup, or at Pharao a row
-per stake of the taille and rows for draws as found; a few rows of corrections), never JSON to type.
-It produces the arguments of ``dispute_decide``, the same as the API's: ``findings``
-``[{"stake": id, "chance"|"amount"|"insured"|"on_refait"|"rank": …}, {"draw": n, "bank"|"players":
-code}]`` and ``corrections`` ``[[from, to, amount]]`` (None: the engine's)."""
+"""The decision's form in the admin: the articles, the reasoning, the findings and the corrections
+ordered, in ordinary fields (a row per stake of the contested coup, or the rows the contested
+round's game offers, ``games.py``; a few rows of corrections), never JSON to type. It produces the
+arguments of ``dispute_decide``, the same as the API's: ``findings`` ``[{"stake": id,
+"chance"|"amount"|"insured"|"on_refait": …}, …]`` (each row's ``finding()``) and ``corrections``
+``[[from, to, amount]]`` (None: the engine's)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from django.utils.translation import gettext_lazy as _
 
 from casino import shown
 from casino.disputes import services
-from casino.disputes.models import PHARAO_SUBJECTS, Dispute
+from casino.disputes.games import game_disputes
+from casino.disputes.models import Dispute
 from casino.floor.models import Account, Stake
-from casino.floor.play.pharao.models import RANKS, PharaoStake
 from casino.pit.cage import minor_units
 from casino.pit.table_view import CHANCE_WORDS
 
@@ -72,44 +72,6 @@ class FindingForm(forms.Form):
         return {"stake": data["stake"], **found} if found else None
 
 
-class PharaoFindingForm(forms.Form):
-    """A Pharao stake as the decider found it: its rank or its amount; blank is as recorded."""
-
-    stake = forms.TypedChoiceField(label=_("mise"), coerce=int, choices=[])
-    rank = forms.ChoiceField(label=_("rang constaté"), required=False, choices=[UNCHANGED])
-    amount = forms.DecimalField(label=_("montant constaté"), required=False, **MONEY)
-
-    def __init__(self, *args: Any, stakes: list[tuple[int, str]], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["stake"].choices = stakes  # type: ignore[attr-defined]
-        self.fields["rank"].choices = [UNCHANGED, *RANKS]  # type: ignore[attr-defined]
-
-    def finding(self) -> dict[str, Any] | None:
-        data = self.cleaned_data
-        found: dict[str, Any] = {}
-        if data.get("rank"):
-            found["rank"] = data["rank"]
-        if data.get("amount") is not None:
-            found["amount"] = minor_units(data["amount"])
-        return {"stake": data["stake"], **found} if found else None
-
-
-class DrawFindingForm(forms.Form):
-    """A Pharao draw's cards as the decider found them (``KS``, ``10H``); blank is as recorded.
-    The recomputation checks the cards and the draw (its refusal names the field)."""
-
-    draw = forms.IntegerField(label=_("tirage"), required=False, min_value=1, max_value=26)
-    bank = forms.CharField(label=_("carte de la banque (gauche)"), required=False, max_length=3)
-    players = forms.CharField(label=_("carte des joueurs (droite)"), required=False, max_length=3)
-
-    def finding(self) -> dict[str, Any] | None:
-        data = self.cleaned_data
-        cards = {side: data[side].strip().upper() for side in ("bank", "players") if data.get(side)}
-        if data.get("draw") is None and not cards:
-            return None
-        return {"draw": data.get("draw"), **cards}
-
-
 class CorrectionForm(forms.Form):
     """One movement the decider orders instead of the engine's: from an account to another."""
 
@@ -146,8 +108,21 @@ class Rows(forms.BaseFormSet):  # type: ignore[type-arg]
 
 
 FindingRows = forms.formset_factory(FindingForm, formset=Rows, extra=0)
-PharaoFindingRows = forms.formset_factory(PharaoFindingForm, formset=Rows, extra=0)
-DrawFindingRows = forms.formset_factory(DrawFindingForm, formset=Rows, extra=2)
+
+
+def stake_rows(rows: Any, data: Any, stakes: list[tuple[int, str]]) -> Any:
+    """A row per stake of the contested round, ``rows`` the formset of its game's stakes."""
+    found = rows(
+        data,
+        prefix="findings",
+        initial=[{"stake": pk} for pk, _label in stakes],
+        form_kwargs={"stakes": stakes},
+    )
+    found.title = _("Les mises telles que constatées")
+    found.help = _("Laissez vide ce que l'enregistrement dit juste.")
+    return found
+
+
 CorrectionRows = forms.formset_factory(CorrectionForm, formset=Rows, extra=3)
 
 
@@ -175,19 +150,15 @@ class DecideForm(forms.Form):
             (a["number"], f"{a['number']}. {a.get(language) or a['fr']}")
             for a in dispute.reglement.articles
         ]
-        pharao = dispute.subject_name() in PHARAO_SUBJECTS
-        stakes = _pharao_stakes(dispute) if pharao else _stakes(dispute)
-        self.findings = (PharaoFindingRows if pharao else FindingRows)(
-            data,
-            prefix="findings",
-            initial=[{"stake": pk} for pk, _label in stakes],
-            form_kwargs={"stakes": stakes},
-        )
-        self.findings.title = _("Les mises telles que constatées")
-        self.findings.help = _("Laissez vide ce que l'enregistrement dit juste.")
-        self.draws = DrawFindingRows(data, prefix="draws")
-        self.draws.title = _("Les tirages tels que constatés")
-        self.draws.help = _("Un tirage dont une carte a été mal enregistrée : ses cartes vues.")
+        game = game_disputes(dispute.subject_name())
+        self.findings: Any = None  # the stakes as found, when the round has any
+        if game is not None:
+            self.formsets = game.finding_rows(dispute, data)
+            self.findings = next((f for f in self.formsets if f.prefix == "findings"), None)
+        else:
+            stakes = _stakes(dispute)
+            self.findings = stake_rows(FindingRows, data, stakes)
+            self.formsets = [self.findings] if stakes else []
         self.corrections = CorrectionRows(
             data, prefix="corrections", form_kwargs={"accounts": _accounts(dispute)}
         )
@@ -195,8 +166,7 @@ class DecideForm(forms.Form):
         self.corrections.help = _(
             "Vide : les corrections que la règle calcule avec les faits constatés."
         )
-        self.formsets = [self.findings] if stakes else []
-        self.formsets += [self.draws, self.corrections] if pharao else [self.corrections]
+        self.formsets.append(self.corrections)
 
     def is_valid(self) -> bool:
         return all([super().is_valid(), *(f.is_valid() for f in self.formsets)])
@@ -228,13 +198,6 @@ def _stakes(dispute: Dispute) -> list[tuple[int, str]]:
     return [
         (s.pk, f"{s.ref} · {s.holder.code} · {s.chance} {shown.money(s.amount)}") for s in stakes
     ]
-
-
-def _pharao_stakes(dispute: Dispute) -> list[tuple[int, str]]:
-    """The stakes of the contested Pharao taille."""
-    taille = dispute.subject().taille  # type: ignore[attr-defined]
-    stakes = PharaoStake.objects.filter(taille=taille).select_related("holder").order_by("id")
-    return [(s.pk, f"{s.ref} · {s.holder.code} · {s.rank} {shown.money(s.amount)}") for s in stakes]
 
 
 def _accounts(dispute: Dispute) -> list[tuple[str, str]]:

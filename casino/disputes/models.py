@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from audit.append_only import append_only
 from casino.floor.models import Coup, Movement, PostedReglement, Shift, Stake
+from casino.floor.play.alliance.models import Deal
 from casino.floor.play.pharao.models import PharaoDraw, PharaoStake
 from shoes.models import CardLaid, Pack
 
@@ -52,8 +53,9 @@ TRANSITIONS = [
     (DisputeState.UNDER_REVIEW, DisputeState.WITHDRAWN),
 ]
 
-SUBJECTS = ("coup", "stake", "movement", "pack", "card", "pharao_stake", "pharao_draw")
-PHARAO_SUBJECTS = ("pharao_stake", "pharao_draw")
+# One field per subject (the database checks that a dispute has exactly one). A game's subjects
+# are answered for by its game (``games.py``), the others by the disputes themselves.
+SUBJECTS = ("coup", "stake", "movement", "pack", "card", "pharao_stake", "pharao_draw", "deal")
 SUBJECT_WORDS = {
     "coup": _("coup"),
     "stake": _("mise"),
@@ -62,6 +64,7 @@ SUBJECT_WORDS = {
     "card": _("carte"),
     "pharao_stake": _("mise au pharaon"),
     "pharao_draw": _("tirage au pharaon"),
+    "deal": _("donne d'Alliance"),
 }
 
 
@@ -119,6 +122,14 @@ class Dispute(models.Model):
         on_delete=models.PROTECT,
         related_name="+",
         verbose_name=_("tirage au pharaon"),
+    )
+    deal = models.ForeignKey(
+        Deal,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("donne d'Alliance"),
     )
     reglement = models.ForeignKey(
         PostedReglement,
@@ -202,13 +213,16 @@ class Dispute(models.Model):
 
     def seance(self) -> Shift | None:
         """The séance whose play is contested (for a pack, the last one that played it)."""
+        from casino.disputes.games import game_disputes
+
         kind, record = self.subject_name(), self.subject()
+        game = game_disputes(kind)
+        if game is not None:
+            return game.seance(kind, record)  # type: ignore[no-any-return]
         if kind == "coup":
             return record.shift  # type: ignore[attr-defined,no-any-return]
         if kind == "stake":
             return record.coup.shift  # type: ignore[attr-defined,no-any-return]
-        if kind in PHARAO_SUBJECTS:
-            return record.taille.shift  # type: ignore[attr-defined,no-any-return]
         if kind == "pack":
             last = record.coups.order_by("-id").select_related("shift").first()  # type: ignore[attr-defined]
             return last.shift if last else None
@@ -391,12 +405,19 @@ class DecisionApproval(models.Model):
 
 
 def about_seances(shift_ids: list[int]) -> models.QuerySet[Dispute]:
-    """Disputes about the play of these séances: their coups, stakes, cards or movements."""
+    """Disputes about the play of these séances: their coups, stakes, cards or movements, and
+    each game's rounds (``games.py``)."""
+    from casino.disputes.games import every_game
+
     return Dispute.objects.filter(
-        models.Q(coup__shift__in=shift_ids)
-        | models.Q(stake__coup__shift__in=shift_ids)
-        | models.Q(card__shift__in=shift_ids)
-        | models.Q(movement__shift__in=shift_ids)
+        functools.reduce(
+            operator.or_,
+            (game.about_seances(shift_ids) for game in every_game()),
+            models.Q(coup__shift__in=shift_ids)
+            | models.Q(stake__coup__shift__in=shift_ids)
+            | models.Q(card__shift__in=shift_ids)
+            | models.Q(movement__shift__in=shift_ids),
+        )
     )
 
 

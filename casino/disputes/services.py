@@ -25,8 +25,8 @@ from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
 from casino import clock
+from casino.disputes.games import game_disputes
 from casino.disputes.models import (
-    PHARAO_SUBJECTS,
     SUBJECTS,
     Decision,
     DecisionApproval,
@@ -35,11 +35,10 @@ from casino.disputes.models import (
     DisputeStep,
     Evidence,
 )
-from casino.disputes.recompute import Recomputation, recompute, recompute_taille, transfers
+from casino.disputes.recompute import Recomputation, recompute, transfers
 from casino.errors import Conflict, DomainError, NotFound, SegregationViolation
 from casino.files import sha256_of
 from casino.floor.models import Account, Coup, Movement, PostedReglement, Stake
-from casino.floor.play.pharao.models import PharaoDraw, PharaoStake, Taille
 from casino.floor.services import Entry, ledger_post
 from casino.people.roles import Role
 from casino.people.services import require_role
@@ -100,32 +99,29 @@ def _text(value: str, where: str, what: str) -> str:
     return value
 
 
+CORE_SUBJECTS = {"coup": Coup, "stake": Stake, "movement": Movement, "pack": Pack, "card": CardLaid}
+
+
 def _subject(kind: str, pk: int) -> tuple[dict[str, Any], PostedReglement]:
     """The contested record and the règlement version in force when it was played."""
-    models = {
-        "coup": Coup,
-        "stake": Stake,
-        "movement": Movement,
-        "pack": Pack,
-        "card": CardLaid,
-        "pharao_stake": PharaoStake,
-        "pharao_draw": PharaoDraw,
-    }
-    if kind not in models:
+    game = game_disputes(kind)
+    model = game.subjects[kind] if game is not None else CORE_SUBJECTS.get(kind)
+    if model is None:
         raise InvalidDispute(
             _("une contestation porte sur : %(subjects)s") % {"subjects": ", ".join(SUBJECTS)},
             where="subject",
         )
     try:
-        record = models[kind].objects.get(pk=pk)
-    except models[kind].DoesNotExist:
+        record = model.objects.get(pk=pk)
+    except model.DoesNotExist:
         raise NotFound(
             _("%(kind)s %(id)s n'existe pas") % {"kind": kind, "id": pk}, where="subject_id"
         ) from None
+    if game is not None:
+        game.check_raisable(kind, record)
+        return {kind: record}, game.reglement(kind, record)
     coup = contested_coup_of(kind, record)
-    if kind in PHARAO_SUBJECTS:
-        reglement = record.taille.reglement  # the version the taille was dealt under
-    elif coup is not None:
+    if coup is not None:
         reglement = coup.reglement
     elif kind in ("movement", "card") and record.shift_id is not None:
         reglement = record.shift.reglement  # the version its séance opened under
@@ -157,10 +153,11 @@ def contested_coup_of(kind: str, record: Any) -> Coup | None:
 def recorders(dispute: Dispute) -> set[int]:
     """Who recorded the contested acts: they may not decide on the dispute."""
     kind, record = dispute.subject_name(), dispute.subject()
+    game = game_disputes(kind)
+    if game is not None:
+        return game.recorders(kind, record)
     if kind in ("movement", "card"):
         return {record.actor_id}  # type: ignore[attr-defined]
-    if kind in PHARAO_SUBJECTS:
-        return _pharao_recorders(kind, record)
     if kind == "pack":
         return set(record.events.values_list("actor_id", flat=True))  # type: ignore[attr-defined]
     coup: Coup = record if kind == "coup" else record.coup  # type: ignore[assignment,attr-defined]
@@ -172,19 +169,6 @@ def recorders(dispute: Dispute) -> set[int]:
     if result is not None:
         people.add(result.settled_by_id)
     return people
-
-
-def _pharao_recorders(kind: str, record: Any) -> set[int]:
-    """For a Pharao stake: who placed it, acted on it or approved an act on it; for a draw:
-    who opened the taille, laid its cards and settled the draw."""
-    if kind == "pharao_stake":
-        people = {record.placed_by_id}
-        people |= set(record.acts.values_list("by_id", flat=True))
-        people |= set(record.approvals.values_list("approved_by_id", flat=True))
-        return people
-    taille = record.taille
-    laid = CardLaid.objects.filter(pack_id=taille.pack_id, taille=taille.pack_taille)
-    return {taille.opened_by_id, record.settled_by_id, *laid.values_list("actor_id", flat=True)}
 
 
 def _keep_apart(dispute: Dispute, actor: Any, act: str) -> None:
@@ -207,14 +191,20 @@ def _keep_apart(dispute: Dispute, actor: Any, act: str) -> None:
 def correctable_accounts(dispute: Dispute) -> set[str]:
     """The accounts a correction may move money between: the holders of the contested stakes (for
     a coup, of its stakes and of the prisoners it settled; for a payment, the patron or seat it
-    paid or took from) and the bank, layout and prison of the table where it was played."""
+    paid or took from) and the bank, layout and prison of the table where it was played; for a
+    game's round, what its game says (``games.py``)."""
     kind, record = dispute.subject_name(), dispute.subject()
+    shift = dispute.seance()
+    game = game_disputes(kind)
+    if game is not None:
+        return set(
+            Account.objects.filter(game.accounts(kind, record, shift)).values_list(
+                "code", flat=True
+            )
+        )
     holders: set[int] = set()
-    if kind in ("stake", "pharao_stake"):
+    if kind == "stake":
         holders.add(record.holder_id)  # type: ignore[attr-defined]
-    elif kind == "pharao_draw":
-        # A draw's cards as found change what every stake of the taille won or lost.
-        holders |= set(record.taille.stakes.values_list("holder_id", flat=True))  # type: ignore[attr-defined]
     elif kind == "movement":
         holders |= {record.credit_id, record.debit_id}  # type: ignore[attr-defined]
     else:
@@ -228,13 +218,14 @@ def correctable_accounts(dispute: Dispute) -> set[str]:
                 "holder_id", flat=True
             )
         )
-    shift = dispute.seance()
-    table_kinds = (Account.Kind.BANK, Account.Kind.LAYOUT, Account.Kind.PRISON)
     found = Account.objects.filter(
         Q(pk__in=holders, kind__in=(Account.Kind.PATRON, Account.Kind.SEAT))
-        | Q(table_id=shift.table_id if shift else None, kind__in=table_kinds)
+        | Q(table_id=shift.table_id if shift else None, kind__in=TABLE_KINDS)
     )
     return set(found.values_list("code", flat=True))
+
+
+TABLE_KINDS = (Account.Kind.BANK, Account.Kind.LAYOUT, Account.Kind.PRISON)
 
 
 def _within_record(dispute: Dispute, ordered: list[tuple[str, str, int]]) -> None:
@@ -416,13 +407,12 @@ def _applied(dispute: Dispute) -> Counter[str]:
 def recomputation(
     dispute: Dispute, findings: list[dict[str, Any]] | None = None
 ) -> Recomputation | None:
-    """The engine's answer for the contested coup or Pharao taille (None when the subject is
-    in neither)."""
+    """The engine's answer for the contested coup or game's round (None when the subject is in
+    no round)."""
     kind = dispute.subject_name()
-    if kind in PHARAO_SUBJECTS:
-        taille_id = dispute.subject().taille_id  # type: ignore[attr-defined]
-        # Read afresh: the taille may have ended since the dispute's draw or stake was read.
-        return recompute_taille(Taille.objects.get(pk=taille_id), findings)
+    game = game_disputes(kind)
+    if game is not None:
+        return game.recompute(kind, dispute.subject(), findings)  # type: ignore[no-any-return]
     coup = contested_coup_of(kind, dispute.subject())
     if coup is None or not hasattr(coup, "outcome"):
         return None

@@ -5,7 +5,9 @@ does at the table lives in its own package under ``casino/floor/play/``, one per
 same shape: ``models`` (its rounds, kept in the floor app's migrations), its acts as services,
 ``selectors``, ``api`` (its ``routes``), ``admin`` (its ``SHIFT_INLINES``), and ``module`` (its
 ``MODULE``, the answers to what the core asks). The core never branches on the game: it asks the
-table's game here.
+table's game here. The layers above ask a game for their own parts the same way (``game_part``):
+``report`` (its section of the séance report), ``disputes`` (its ``DISPUTES``, what a dispute about
+its rounds needs: ``casino/disputes/games.py``).
 
 The mapping is by dotted path and nothing is imported until asked for, so that the core's own
 modules (models among them) can name this one without importing a game.

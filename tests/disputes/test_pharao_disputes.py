@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from casino.disputes.models import Decision, Dispute
+from casino.disputes.models import Decision, Dispute, about_seances
 from casino.disputes.recompute import InvalidFinding
 from casino.disputes.services import (
     decision_approve,
@@ -78,6 +78,7 @@ def test_a_stake_recorded_on_the_wrong_rank_is_recomputed_by_the_engine(cast, ta
         on_behalf_of="seat 4",
     )
     assert dispute.seance() == taille.shift
+    assert list(about_seances([taille.shift_id])) == [dispute]  # its séance's report lists it
     assert dispute.reglement == taille.reglement
     found = [{"stake": stake.pk, "rank": "7"}]
     shown = recomputation(dispute, found)

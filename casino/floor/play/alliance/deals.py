@@ -590,6 +590,30 @@ def _settle(deal: Deal, actor: Any, outcome: engine.Outcome) -> DealSettlement:
     settlement = DealSettlement.objects.create(
         deal=deal, outcome=rendered, at=clock.now(), by=actor
     )
+    movements = ledger_post(
+        actor=actor, shift=deal.shift, entries=settlement_entries(deal, outcome)
+    )
+    _move(deal, DealPhase.OVER)
+    audit_record(
+        actor=actor,
+        action="deal.settled",
+        subject=deal,
+        payload={
+            "settlement": settlement.pk,
+            "winners": rendered["winners"],
+            "marks": rendered["marks"],
+            "fee": outcome.fee,
+            "money": rendered["money"],
+            "movements": [m.pk for m in movements],
+        },
+    )
+    taille_ends(actor=actor, pack=deal.pack, reason="deal over")
+    return settlement
+
+
+def settlement_entries(deal: Deal, outcome: engine.Outcome) -> list[Entry]:
+    """What a deal played out moves: each payment payer → payee at the deal's mark value, each
+    player's fee into the fee box (a dispute's replay of the deal as found reads the same)."""
     accounts = {a.code: a for a in Account.objects.filter(code__in=deal.players)}
     ref = f"deal:{deal.pk}"
     entries = [
@@ -612,23 +636,7 @@ def _settle(deal: Deal, actor: Any, outcome: engine.Outcome) -> DealSettlement:
             )
             for p in deal.players
         ]
-    movements = ledger_post(actor=actor, shift=deal.shift, entries=entries)
-    _move(deal, DealPhase.OVER)
-    audit_record(
-        actor=actor,
-        action="deal.settled",
-        subject=deal,
-        payload={
-            "settlement": settlement.pk,
-            "winners": rendered["winners"],
-            "marks": rendered["marks"],
-            "fee": outcome.fee,
-            "money": rendered["money"],
-            "movements": [m.pk for m in movements],
-        },
-    )
-    taille_ends(actor=actor, pack=deal.pack, reason="deal over")
-    return settlement
+    return entries
 
 
 # --- a whole deal from a paper deal sheet ----------------------------------------------------------
