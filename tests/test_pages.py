@@ -31,6 +31,7 @@ from shoes.services import pack_cut, pack_open, pack_shuffle
 from tests.actors import Cast, admin_client
 from tests.api.tour import play
 from tests.conftest import open_seance
+from tests.floor.alliance_world import cercle_ready, close_cercle, play_act_by_act, simulated
 
 NAME = "Casino de la Plage-sur-Mer"
 FOOTER = {"fr": "Heures affichées : Europe/Paris", "en": "Times shown: Europe/Paris"}
@@ -127,7 +128,7 @@ def started() -> dt.datetime:
 @pytest.fixture
 def world(started, cast, posted, table, verified, settings) -> World:
     """A séance played through the API (tests/api/tour.py), then what it leaves out: the
-    register's sign-off, a chain verification, and a séance open at
+    register's sign-off, a chain verification, a cercle séance of one deal, and a séance open at
     table 1 with a pack in play and a coup taking stakes (for the pit's pages)."""
     settings.CASINO_NAME = NAME
     play(cast)
@@ -137,6 +138,10 @@ def world(started, cast, posted, table, verified, settings) -> World:
     report_render(version=register.version, day=today.isoformat())
     register_sign_off(actor=cast.directeur, day=today)
     chain_verify_and_record()
+    # A cercle séance of one deal, closed on its fee box, for the pages of deals and seats.
+    cercle = cercle_ready(cast)
+    play_act_by_act(cast, cercle, simulated(17))
+    close_cercle(cast, cercle)
 
     shift = open_seance(cast, Table.objects.get(number=1))
     pack = verified()

@@ -120,6 +120,8 @@ _VIEW_ALL = (
     "floor.view_taille",
     "floor.view_pharaostake",
     "floor.view_pharaoapproval",
+    "floor.view_deal",
+    "floor.view_cercleseat",
     "shoes.view_pack",
     "shoes.view_sealverification",
     "shoes.view_packevent",
@@ -158,6 +160,10 @@ _PACKS = (
     "disputes.view_evidence",
     "disputes.view_decision",
 )
+# The cercle's deals and seats for those who work the tables: a deal's hands are the players'
+# secret, so the cashier does not read them, and a croupier reads only the deals of the séances
+# he worked (casino/floor/play/alliance/admin.py).
+_CERCLE = ("floor.view_deal", "floor.view_cercleseat")
 # The director appoints staff (roles through staff_set_roles, which checks segregation).
 _STAFF_MANAGEMENT = (
     "auth.add_user",
@@ -173,9 +179,10 @@ ROLE_PERMISSIONS: dict[Role, tuple[str, ...]] = {
         "people.view_staffprofile",
         "reports.view_report",
         *_PACKS,
+        *_CERCLE,
     ),
-    Role.TAILLEUR: _PACKS,
-    Role.CROUPIER: _PACKS,
+    Role.TAILLEUR: (*_PACKS, *_CERCLE),
+    Role.CROUPIER: (*_PACKS, *_CERCLE),
     Role.CAISSIER: _PACKS,
     Role.COMMISSAIRE: (*_VIEW_ALL, "audit.change_anomaly"),
     Role.INSPECTEUR: _VIEW_ALL,

@@ -22,7 +22,6 @@ from casino import clock
 from casino.disputes.models import about_seances
 from casino.floor.coups import table_prison
 from casino.floor.models import (
-    Account,
     Coup,
     CoupResult,
     Duty,
@@ -33,7 +32,7 @@ from casino.floor.models import (
 )
 from casino.floor.registry import game_part
 from casino.floor.selectors import shift_figures
-from casino.floor.services import rundown, table_account
+from casino.floor.services import rundown, till_account
 from casino.games.odds import composition_of_decks, edges, first_coup
 from casino.games.reglement import Reglement
 from casino.police.models import Observation
@@ -371,7 +370,7 @@ def _rundown(doc: Document, shift: Shift) -> None:
                 person(count.countersignature.by) if hasattr(count, "countersignature") else "-",
             ]
         )
-    doc.add(Spacer(1, 3), grid(rows, [85, 55, WIDTH - 350, 105, 105]))
+    doc.add(Spacer(1, 3), grid(rows, [85, 55, WIDTH - 370, 115, 115]))
 
 
 def _disputes(doc: Document, shift: Shift) -> None:
@@ -442,7 +441,7 @@ def _anomalies(doc: Document, shift: Shift, packs: list[Pack]) -> None:
         )
     if len(rows) == 1:
         rows.append(["", "aucune / none", "", "", ""])
-    doc.add(grid(rows, [65, 95, 40, WIDTH - 270, 70]))
+    doc.add(grid(rows, [80, 80, 40, WIDTH - 270, 70]))
 
 
 @functools.lru_cache(maxsize=8)
@@ -482,7 +481,7 @@ def expected_result(shift: Shift, rules: Reglement) -> tuple[float, float, int]:
 
 
 def _by_hour(doc: Document, shift: Shift) -> None:
-    bank = table_account(shift.table, Account.Kind.BANK)
+    bank = till_account(shift.table)  # a cercle's fee box: the house banks nothing there
     by_hour = list(
         Movement.objects.filter(shift=shift)
         .exclude(kind__in=[Movement.Kind.FLOAT, Movement.Kind.FILL, Movement.Kind.CREDIT])

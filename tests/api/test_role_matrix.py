@@ -82,6 +82,7 @@ from tests.api.floor_world import (  # noqa: F401 (house and cast are fixtures)
     verified_pack,
 )
 from tests.conftest import FLOAT, lay_in_coups, open_seance
+from tests.floor.alliance_world import cercle_ready, close_cercle, play_act_by_act, simulated
 from tests.floor.pharao_world import pharao_table, play_a_taille, single_pack_in_play
 
 ON, OFF = "on_duty", "off_duty"
@@ -878,7 +879,8 @@ def test_the_admin_is_closed_to_anonymous_visitors(client, cast):
 @pytest.fixture(scope="module")
 def recorded(house: House, django_db_blocker) -> Iterator[None]:
     """One of every record the admin shows: a séance played and closed with its report, a
-    pack counted back, a dispute with evidence, an anomaly, a visa, a police visit."""
+    pack counted back, a dispute with evidence, an anomaly, a visa, a police visit, a cercle's
+    deal."""
     with django_db_blocker.unblock(), rolled_back():
         h = house
         shift = seance(h)
@@ -900,6 +902,10 @@ def recorded(house: House, django_db_blocker) -> Iterator[None]:
         )
         count_countersign(actor=h.cast.directeur, count_id=count.pk)
         shift_close(actor=h.cast.chef, shift=shift, count_id=count.pk)
+        # A cercle deal, for the pages of deals.
+        cercle = cercle_ready(h.cast)
+        play_act_by_act(h.cast, cercle, simulated(7))
+        close_cercle(h.cast, cercle)
         # A Pharao taille, for the pages of tailles, their stakes and the banker's approvals.
         play_a_taille(h.cast, open_seance(h.cast, pharao_table(h.cast)))
         chain_verify_and_record()

@@ -12,7 +12,7 @@ from casino.floor.models import Shift, Table
 from casino.floor.play.alliance import deals
 from casino.floor.play.alliance.models import Deal
 from casino.floor.play.alliance.seats import seat_take
-from casino.floor.services import reglement_post, shift_open, table_create
+from casino.floor.services import reglement_post, rundown, shift_close, shift_open, table_create
 from casino.games.simulator import SimulatedAlliance, simulate_alliance_deal
 from shoes.models import Pack, PackKind
 from shoes.services import pack_open, pack_receive, pack_store, seal_verify
@@ -70,6 +70,14 @@ def cercle_pack(cast: Any, shift: Shift, seal: str = "RF-AL-1") -> Pack:
     return pack_open(actor=cast.chef, pack_id=pack.pk, shift_id=shift.pk)
 
 
+def cercle_ready(cast: Any, players: int = 4) -> Shift:
+    """Table 5's séance open, ``players`` patrons seated, a pack verified and opened: the first
+    deal may begin."""
+    shift = cercle_seance(cast, cercle_table(cast), players)
+    cercle_pack(cast, shift)
+    return shift
+
+
 def codes(names: tuple[str, ...]) -> list[str]:
     return [f"patron:{n}" for n in names]
 
@@ -91,11 +99,18 @@ def sheet(sim: SimulatedAlliance) -> dict[str, Any]:
 
 
 def play_act_by_act(
-    cast: Any, shift: Shift, sim: SimulatedAlliance, actor: Any = None, *, act: Any = None
+    cast: Any,
+    shift: Shift,
+    sim: SimulatedAlliance,
+    actor: Any = None,
+    *,
+    act: Any = None,
+    cards: int = 52,
 ) -> Deal:
     """The deal played through the services, one act each: opened, dealt, each call, the
-    contract, each card. ``act(service, **arguments)`` makes each call (the bench counts each
-    act's queries); by default it simply calls the service."""
+    contract, each card (the first ``cards`` only: a deal left in the middle of its play).
+    ``act(service, **arguments)`` makes each call (the bench counts each act's queries); by
+    default it simply calls the service."""
     actor = actor or cast.croupier
     act = act or (lambda service, **arguments: service(**arguments))
     doc = sheet(sim)
@@ -111,10 +126,16 @@ def play_act_by_act(
         ).next_caller
     act(deals.deal_declare, actor=actor, deal_id=deal.pk, contract=doc["contract"])
     player = players[0]
-    for trick in doc["tricks"]:
-        for code in trick:
-            player = act(
-                deals.deal_play, actor=actor, deal_id=deal.pk, player=player, code=code
-            ).next_player
+    for code in [c for trick in doc["tricks"] for c in trick][:cards]:
+        player = act(
+            deals.deal_play, actor=actor, deal_id=deal.pk, player=player, code=code
+        ).next_player
     deal.refresh_from_db()
     return deal
+
+
+def close_cercle(cast: Any, shift: Shift) -> Any:
+    """The séance closed on the count of its fee box: the fees it took, in chips of one cent."""
+    fees = rundown(shift).expected
+    count = signed_count(cast, shift.table, "closing", {"1": fees} if fees else {"100": 0})
+    return shift_close(actor=cast.chef, shift=shift, count_id=count.pk)  # its rundown
