@@ -278,12 +278,12 @@ class ShiftAdmin(LimitsShown, RecordAdmin):
         game = game_part(obj.table.game, "admin") if obj is not None else None
         return [*self.inlines, *getattr(game, "SHIFT_INLINES", [])]
 
-    @admin.display(description=gettext_lazy("jeu, mises, gain de la banque, taux"))
+    @admin.display(description=gettext_lazy("jeu, mises, gain de la maison, taux"))
     def figures(self, shift: Shift) -> str:
         f = shift_figures(shift)
         hold = "–" if f.hold is None else f"{number_format(f.hold, 2, use_l10n=True)} %"
         return _(
-            "%(rounds)s %(word)s · mises %(drop)s · gain de la banque %(win)s · taux %(hold)s"
+            "%(rounds)s %(word)s · mises %(drop)s · gain de la maison %(win)s · taux %(hold)s"
         ) % {
             "rounds": f.coups,
             "word": game_module(shift.table.game).rounds_word,
