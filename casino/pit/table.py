@@ -33,6 +33,7 @@ from casino.floor.models import Duty, Shift, Table
 from casino.floor.services import NotOnDuty, require_on_duty
 from casino.games.cards import card
 from casino.games.errors import GameError
+from casino.pit.alliance_view import alliance_view
 from casino.pit.pages import Done, page, perform
 from casino.pit.pharao_view import RANKS, pharao_view, rank_label
 from casino.pit.table_view import (
@@ -134,6 +135,9 @@ PAGES = {
     ),
     "pharao": GamePage(
         "pit/pharao/page.html", "pit/pharao/panel.html", pharao_view, "admin:pit-pharao-card"
+    ),
+    "alliance": GamePage(
+        "pit/alliance/page.html", "pit/alliance/panel.html", alliance_view, "admin:pit-cercle-play"
     ),
 }
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.urls import URLPattern, path
 
-from casino.pit import cage, cardroom, home, pharao, seance, table
+from casino.pit import alliance, cage, cardroom, home, pharao, seance, table
 
 
 def urls(protect: Callable[[Any], Any]) -> list[URLPattern]:
@@ -52,6 +52,26 @@ def urls(protect: Callable[[Any], Any]) -> list[URLPattern]:
             name="pit-pharao-stake-act",
         ),
         path("table/<int:number>/draws/", protect(pharao.card_lay), name="pit-pharao-card"),
+        # A cercle table's acts (Alliance): the seats, then each deal act by act.
+        path("table/<int:number>/seats/", protect(alliance.seat_take), name="pit-cercle-seat"),
+        path(
+            "table/<int:number>/seats/leave/",
+            protect(alliance.seat_leave),
+            name="pit-cercle-leave",
+        ),
+        path("table/<int:number>/deal/", protect(alliance.deal_open), name="pit-cercle-deal"),
+        path(
+            "table/<int:number>/deal/cards/",
+            protect(alliance.deal_cards),
+            name="pit-cercle-cards",
+        ),
+        path("table/<int:number>/deal/calls/", protect(alliance.deal_call), name="pit-cercle-call"),
+        path(
+            "table/<int:number>/deal/contract/",
+            protect(alliance.deal_declare),
+            name="pit-cercle-contract",
+        ),
+        path("table/<int:number>/deal/plays/", protect(alliance.deal_play), name="pit-cercle-play"),
         # The séance: opened, staffed, filled and credited, counted and closed. Each form posts
         # to an act beside its page (``…/<act>/``), which answers with the page again.
         path("seance/open/", protect(seance.seance_open), name="pit-seance-open"),

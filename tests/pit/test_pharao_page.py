@@ -15,6 +15,7 @@ from casino.floor.models import Movement, PostedReglement
 from casino.floor.play.pharao.models import PharaoApproval, PharaoStake, PharaoStakeAct, Taille
 from casino.floor.play.pharao.tailles import pharao_stake_place, taille_lay_card, taille_open
 from casino.floor.services import table_create
+from casino.pit.table import PAGES
 from shoes.models import CardLaid
 from tests.actors import admin_client
 from tests.conftest import open_seance
@@ -298,7 +299,9 @@ def test_the_last_draw_ends_the_taille_on_the_page(cast, taille, tailleur):
     assert Taille.objects.get().phase == "ended"
 
 
-def test_a_table_whose_game_has_no_page_yet_says_so(cast, posted, tailleur):
+def test_a_table_whose_game_has_no_page_yet_says_so(cast, posted, tailleur, monkeypatch):
+    # Every game of the floor has its page now: a fourth one would come without, at first.
+    monkeypatch.delitem(PAGES, "alliance")
     table_create(
         actor=cast.directeur,
         number=4,

@@ -82,6 +82,11 @@
   document.addEventListener("htmx:afterRequest", function (event) {
     var form = event.detail.elt;
     var done = event.detail.xhr && event.detail.xhr.status < 300;
+    if (form && form.id === "seat-form" && done) {
+      // The next player to seat: the seat first, as the croupier reads it at the table.
+      form.reset();
+      form.querySelector("[name=seat]").focus();
+    }
     if (form && form.id === "stake-form" && done) {
       form.querySelector("[name=amount]").value = "";
       form.querySelector("[name=holder]").value = "";
@@ -125,13 +130,94 @@
     });
   });
 
+  /* What was typed in the panel's fields marked ``data-keep-value`` (a cercle's hands) is put
+     back after a swap: a refused deal shows why, and the croupier corrects, not retypes. */
+  var typed = {};
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.target !== panel()) { return; }
+    typed = {};
+    panel().querySelectorAll("[data-keep-value][id]").forEach(function (input) {
+      if (input.value) { typed[input.id] = input.value; }
+    });
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (event.detail.target !== panel()) { return; }
+    Object.keys(typed).forEach(function (id) {
+      var input = document.getElementById(id);
+      if (input && input.hasAttribute("data-keep-value") && !input.value) {
+        input.value = typed[id];
+        countCodes(input);
+      }
+    });
+  });
+
+  /* A refusal that names the field at fault (its ``where``, as the API says it): the panel's
+     field of that name is marked, and the keyboard goes there (``nextAct``). */
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (event.detail.target !== panel()) { return; }
+    var said = document.getElementById("said");
+    var where = said ? said.getAttribute("data-where") : null;
+    if (!where) { return; }
+    var fields = Array.prototype.filter.call(
+      panel().querySelectorAll("[data-where]"),
+      function (field) {
+        var name = field.getAttribute("data-where");
+        return where === name || where.indexOf(name + "[") === 0;
+      }
+    );
+    fields.forEach(function (field) { field.classList.add("at-fault"); });
+  });
+
+  /* A cercle's cards typed in a field: how many of how many, as they are typed. */
+  function countCodes(input) {
+    var out = input.parentNode && input.parentNode.querySelector(".codes-count");
+    if (!out) { return; }
+    var n = input.value.split(/[\s,;]+/).filter(function (code) { return code; }).length;
+    var want = input.getAttribute("data-want");
+    out.textContent = n + "/" + want;
+    out.classList.toggle("complete", String(n) === want);
+    out.classList.toggle("over", n > parseInt(want, 10));
+  }
+
+  document.addEventListener("input", function (event) {
+    if (event.target.matches && event.target.matches("input.codes[data-want]")) {
+      countCodes(event.target);
+    }
+  });
+
+  /* The cutter is the player on the dealer's left: offered again when the dealer changes (the
+     service checks it all the same). */
+  document.addEventListener("change", function (event) {
+    if (event.target.id !== "deal-dealer") { return; }
+    var chosen = event.target.options[event.target.selectedIndex];
+    var cutter = document.getElementById("deal-cutter");
+    if (chosen && cutter) { cutter.value = chosen.getAttribute("data-left"); }
+  });
+
   /* --- where the keyboard goes for the next act, by the phase of the coup and the person's post
      at the table: the tailleur opens the coup, closes the betting, types the cards; the croupier
      types the stakes; either confirms the settlement. */
+  /* At a cercle (Alliance) the croupier records the deal: the next act by the deal's phase. */
+  var CERCLE = {
+    none: "#open-deal",
+    dealing: "#hand-0",
+    auction: "#call-form button",
+    contract: "#contract-form input",
+    play: "#play-code"
+  };
+
   function nextAct() {
+    // A field a refusal named comes first: the act is that field's, corrected.
+    var faults = panel() ? panel().querySelectorAll(".at-fault") : [];
+    if (faults.length) { return faults[faults.length - 1]; }
     var body = document.getElementById("panel-body");
     var phase = body ? body.getAttribute("data-phase") : "";
     var page = document.querySelector(".table-page");
+    if (page && page.classList.contains("alliance")) {
+      return CERCLE[phase] ? document.querySelector(CERCLE[phase]) : null;
+    }
     var posts = page ? page.getAttribute("data-posts") || "" : "";
     var tailleur = posts.indexOf("tailleur") >= 0;
     var croupier = posts.indexOf("croupier") >= 0;
