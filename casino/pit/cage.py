@@ -1,7 +1,8 @@
 """The cage's page: fills and credits waiting for the cage's signature, those waiting for the
-table's, a fill or a credit recorded for a séance, and the packs the card room holds for the
-cashier. Fills and credits are the séance's too: its page (casino/pit/seance.py) uses the same
-forms and acts.
+table's, a fill or a credit recorded for a séance, the packs the card room holds for the
+cashier, and the patrons who play from an account of the house (at the cercle): their balances,
+their buy-ins and cash-outs, the cashier's acts (casino/floor/cage.py). Fills and credits are
+the séance's too: its page (casino/pit/seance.py) uses the same forms and acts.
 
 A fill (cage → table) or a credit (table → cage) is recorded by one side, the cashier or the
 chef de partie on duty at that séance (``transfer_record``), and moves money only when the other
@@ -16,13 +17,15 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
-from django.db.models import QuerySet
+from django.db.models import QuerySet, Sum
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from casino.floor.models import CashTransfer, Shift
+from casino.floor.cage import patron_buy_in, patron_cash_out
+from casino.floor.models import Account, CashTransfer, Movement, Shift
+from casino.floor.play.alliance.models import CercleSeat
 from casino.floor.services import transfer_countersign, transfer_record
 from casino.people.roles import Role
 from casino.people.services import roles_of
@@ -63,6 +66,32 @@ class CageTransferForm(TransferForm):
         )
         field.label_from_instance = lambda s: str(s.table)  # type: ignore[attr-defined]
         self.order_fields(["shift", "kind", "amount"])
+
+
+class BuyInForm(forms.Form):
+    """A patron changes money at the cage: it enters his account (made at his first buy-in)."""
+
+    patron = forms.CharField(label=gettext_lazy("carte de patron n°"), max_length=48)
+    name = forms.CharField(label=gettext_lazy("nom"), max_length=120, required=False)
+    amount = forms.DecimalField(
+        label=gettext_lazy("montant"),
+        max_digits=14,
+        decimal_places=2,
+        widget=forms.NumberInput(attrs={"step": "0.01", "min": "0.01"}),
+    )
+
+
+class CashOutForm(forms.Form):
+    """A patron is paid out: part of his balance, or all of it when no amount is typed."""
+
+    patron = forms.CharField(label=gettext_lazy("carte de patron n°"), max_length=48)
+    amount = forms.DecimalField(
+        label=gettext_lazy("montant (vide : tout son solde)"),
+        max_digits=14,
+        decimal_places=2,
+        required=False,
+        widget=forms.NumberInput(attrs={"step": "0.01", "min": "0.01"}),
+    )
 
 
 class SignForm(forms.Form):
@@ -186,6 +215,91 @@ def _said_signed(signature: Any) -> str:
     return words % {"amount": money(transfer.amount)}
 
 
+# --- the patrons' accounts (the cercle's players) ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Patron:
+    code: str
+    name: str
+    balance: int
+    seat: str  # where he sits now, or ""
+
+
+def patrons() -> list[Patron]:
+    """Every patron's account with its balance (two sums over the ledger, not one per patron)
+    and the cercle seat he holds now."""
+    accounts = list(Account.objects.filter(kind=Account.Kind.PATRON).order_by("code"))
+    came_in = dict(
+        Movement.objects.filter(debit__in=accounts)
+        .values("debit")
+        .annotate(s=Sum("amount"))
+        .values_list("debit", "s")
+    )
+    went_out = dict(
+        Movement.objects.filter(credit__in=accounts)
+        .values("credit")
+        .annotate(s=Sum("amount"))
+        .values_list("credit", "s")
+    )
+    seats = {
+        s.patron_id: _("place %(seat)s, %(table)s") % {"seat": s.seat, "table": s.shift.table}
+        for s in CercleSeat.objects.filter(
+            patron__in=accounts, end__isnull=True, shift__closed_at__isnull=True
+        ).select_related("shift__table")
+    }
+    return [
+        Patron(
+            a.code,
+            a.name,
+            int(came_in.get(a.pk, 0) - went_out.get(a.pk, 0)),
+            seats.get(a.pk, ""),
+        )
+        for a in accounts
+    ]
+
+
+def buy_in(request: HttpRequest) -> tuple[Outcome, Any]:
+    outcome = act(
+        "buy-in",
+        BuyInForm(request.POST),
+        lambda data: patron_buy_in(
+            actor=request.user,
+            patron=data["patron"],
+            amount=minor_units(data["amount"]),
+            name=data["name"],
+        ),
+    )
+    return outcome, _said_bought_in
+
+
+def cash_out(request: HttpRequest) -> tuple[Outcome, Any]:
+    outcome = act(
+        "cash-out",
+        CashOutForm(request.POST),
+        lambda data: patron_cash_out(
+            actor=request.user,
+            patron=data["patron"],
+            amount=None if data["amount"] is None else minor_units(data["amount"]),
+        ),
+    )
+    return outcome, _said_cashed_out
+
+
+def _said_bought_in(movement: Movement) -> str:
+    return _("%(patron)s a changé %(amount)s : ils sont sur son compte.") % {
+        "patron": movement.debit.code.removeprefix("patron:"),
+        "amount": money(movement.amount),
+    }
+
+
+def _said_cashed_out(movement: Movement) -> str:
+    return _("%(patron)s est payé %(amount)s.") % {
+        "patron": movement.credit.code.removeprefix("patron:"),
+        "amount": money(movement.amount),
+    }
+
+
 # --- the cage's page -----------------------------------------------------------------------------
 
 
@@ -206,6 +320,9 @@ def _cage_page(request: HttpRequest, outcome: Outcome | None = None) -> HttpResp
         for_table=[t for t in open_transfers if t.waiting_for == "table"],
         done=[t for t in open_transfers if t.waiting_for is None],
         transfer_form=bound(outcome, "transfer", CageTransferForm()),
+        buy_in_form=bound(outcome, "buy-in", BuyInForm()),
+        cash_out_form=bound(outcome, "cash-out", CashOutForm()),
+        patrons=patrons(),
         to_store=Pack.objects.filter(state=PackState.RECEIVED).order_by("received_at"),
         in_store=Pack.objects.filter(state__in=[PackState.IN_STORE, PackState.VERIFIED]).count(),
         may_cage=holds(request.user, Role.CAISSIER),
@@ -213,7 +330,8 @@ def _cage_page(request: HttpRequest, outcome: Outcome | None = None) -> HttpResp
 
 
 def cage_act(request: HttpRequest, act_name: str) -> HttpResponse:
-    """The cage's forms: ``transfer`` (a fill or a credit for a séance) and ``sign``."""
+    """The cage's forms: ``transfer`` (a fill or a credit for a séance), ``sign``, and a
+    patron's ``buy-in`` and ``cash-out`` (the cashier's acts, the services say)."""
     if not holds(request.user, *CAGE_AND_PIT):
         return refused(request)
     back = reverse("admin:pit-cage")
@@ -223,6 +341,10 @@ def cage_act(request: HttpRequest, act_name: str) -> HttpResponse:
         outcome, said = record(request, None)
     elif act_name == "sign":
         outcome, said = sign(request)
+    elif act_name == "buy-in":
+        outcome, said = buy_in(request)
+    elif act_name == "cash-out":
+        outcome, said = cash_out(request)
     else:
         raise Http404(act_name)
     return answer(

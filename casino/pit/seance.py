@@ -26,6 +26,7 @@ from django.utils.translation import gettext_lazy
 
 from audit.models import Anomaly
 from casino.floor.models import Coup, Duty, FloatCount, Shift, Table
+from casino.floor.registry import game_module
 from casino.floor.services import (
     CHIP_VALUES,
     count_countersign,
@@ -77,9 +78,10 @@ class CountForm(forms.Form):
         return [(value, self[f"chips_{value}"]) for value in CHIP_VALUES]
 
     def chips(self) -> dict[str, int]:
-        """The chips found, by value; rows left empty found none."""
+        """The chips found, by value, as typed: a row left empty was not counted, a row typed 0
+        was counted and found none (a cercle's fee box is counted empty: ``{"100": 0}``)."""
         found = {str(v): self.cleaned_data.get(f"chips_{v}") for v in CHIP_VALUES}
-        return {value: number for value, number in found.items() if number}
+        return {value: number for value, number in found.items() if number is not None}
 
 
 class CountChoice(forms.ModelChoiceField):  # type: ignore[type-arg]
@@ -109,6 +111,9 @@ class OpenForm(forms.Form):
 
     def __init__(self, *args: Any, table: Table, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # At a cercle the players deal: the form asks for no tailleur, and one sent all the
+        # same goes to the service, which refuses it in its own words.
+        self.fields["tailleur"].required = game_module(table.game).tailleur
         self.fields["count"].queryset = opening_counts(table)  # type: ignore[attr-defined]
         self.fields["tailleur"].queryset = people(Role.TAILLEUR)  # type: ignore[attr-defined]
         self.fields["croupiers"].queryset = people(Role.CROUPIER)  # type: ignore[attr-defined]
@@ -201,6 +206,8 @@ def _open_page(
             counts=opening_counts(table),
             count_form=bound(outcome, "count", CountForm()),
             open_form=bound(outcome, "open", OpenForm(table=table)),
+            cercle=not game_module(table.game).tailleur,
+            smallest_chip=CHIP_VALUES[-1],
         )
     user = request.user
     return page(
@@ -253,7 +260,7 @@ def seance_open_act(request: HttpRequest, act_name: str) -> HttpResponse:
                 actor=user,
                 table=table,
                 count_id=data["count"].pk,
-                tailleur=data["tailleur"],
+                tailleur=data.get("tailleur"),
                 croupiers=data["croupiers"],
             ),
         )

@@ -11,8 +11,10 @@ from django.db.models import Model
 from django.test import Client
 
 from audit.models import Anomaly, AuditEvent
+from casino.floor.cage import patron_buy_in
 from casino.floor.coups import coup_open
 from casino.floor.models import (
+    Account,
     CashTransfer,
     CountSignature,
     Duty,
@@ -23,6 +25,7 @@ from casino.floor.models import (
     TransferSignature,
 )
 from casino.floor.services import (
+    balance,
     count_countersign,
     count_record,
     duty_end,
@@ -32,6 +35,7 @@ from casino.floor.services import (
 from casino.people.roles import Role
 from tests.actors import admin_client, hire
 from tests.conftest import FLOAT, open_seance, signed_count
+from tests.floor.alliance_world import cercle_table
 
 FLOOR = (
     AuditEvent,
@@ -126,6 +130,64 @@ def test_the_float_is_counted_countersigned_and_the_seance_opened_each_by_their_
         (cast.tailleur, "tailleur"),
         (cast.croupier, "croupier"),
     }
+
+
+def test_a_cercle_seance_opens_on_its_empty_fee_box_without_a_tailleur(cast):
+    """At a cercle the players deal and the house banks nothing: the croupier counts the fee box
+    empty, the chef de partie opens with croupiers and no tailleur; a tailleur sent all the
+    same is the service's to refuse, in its words."""
+    cercle_table(cast, number=5)
+    croupier = admin_client(cast.croupier)
+    page = text(croupier.get(f"{OPEN}?table=5"))
+    assert "Compter la cagnotte" in page
+    assert "Compter le fonds d'ouverture" not in page
+    answer = croupier.post(f"{OPEN}count/", {"table": 5, "chips_1": "0"})
+    assert "Comptage n°" in done(answer, croupier)
+    count = FloatCount.objects.get()
+    assert (count.total, count.chips) == (0, {"1": 0})
+    count_countersign(actor=cast.directeur, count_id=count.pk)
+
+    chef = admin_client(cast.chef)
+    form = chef.get(f"{OPEN}?table=5").content.decode().split('id="open"')[1]
+    assert 'name="tailleur"' not in form
+    assert 'name="croupiers"' in form
+    before = recorded()
+    said = refusal(
+        chef.post(
+            f"{OPEN}open/",
+            {
+                "table": 5,
+                "count": count.pk,
+                "tailleur": cast.tailleur.pk,
+                "croupiers": [cast.croupier.pk],
+            },
+        )
+    )
+    assert "au cercle, les joueurs donnent ; pas de tailleur" in said
+    assert recorded() == before
+
+    answer = chef.post(
+        f"{OPEN}open/", {"table": 5, "count": count.pk, "croupiers": [cast.croupier.pk]}
+    )
+    shift = Shift.objects.get()
+    assert answer["Location"] == seance(shift)
+    assert {(d.person, d.post) for d in shift.duties.all()} == {
+        (cast.chef, "chef_de_partie"),
+        (cast.croupier, "croupier"),
+    }
+    assert not Movement.objects.exists()  # an empty box: no float moved
+
+
+def test_a_banking_tables_seance_still_needs_its_tailleur(cast, table):
+    count = signed_count(cast, table, "opening", FLOAT)
+    before = recorded()
+    said = refusal(
+        admin_client(cast.chef).post(
+            f"{OPEN}open/", {"table": 1, "count": count.pk, "croupiers": [cast.croupier.pk]}
+        )
+    )
+    assert "Rien n'est enregistré : le formulaire est incomplet" in said
+    assert recorded() == before
 
 
 def test_the_seance_opens_only_on_a_countersigned_count(cast, table):
@@ -438,3 +500,49 @@ def test_the_seance_speaks_english_when_asked(cast, shift):
     assert "Rundown, before the close" in page
     said = refusal(chef.post(seance(shift, "close"), {"count": 99999}, HTTP_ACCEPT_LANGUAGE="en"))
     assert said == "Refused — count 99999 does not exist"
+
+
+# --- the cage: the cercle's patrons ---------------------------------------------------------------
+
+CAGE = "/admin/pit/cage/"
+
+
+def test_the_cashier_changes_a_patrons_money_and_pays_him_out(cast):
+    cashier = admin_client(cast.caissier)
+    answer = cashier.post(f"{CAGE}buy-in/", {"patron": "ana", "amount": "250.50", "name": "Ana B."})
+    assert "Ana a changé 250,50 : ils sont sur son compte." in done(answer, cashier)
+    ana = Account.objects.get(code="patron:ana")
+    assert (balance(ana), ana.name) == (25_050, "Ana B.")
+    page = text(cashier.get(CAGE)).split("Les joueurs du cercle")[1]
+    assert "ana Ana B. 250,50" in page
+
+    answer = cashier.post(f"{CAGE}cash-out/", {"patron": "patron:ana", "amount": "50"})
+    assert "Ana est payé 50,00." in done(answer, cashier)
+    answer = cashier.post(f"{CAGE}cash-out/", {"patron": "ana", "amount": ""})  # all of it
+    assert "Ana est payé 200,50." in done(answer, cashier)
+    assert balance(ana) == 0
+    assert list(Movement.objects.order_by("id").values_list("kind", "amount", "actor")) == [
+        ("buy_in", 25_050, cast.caissier.pk),
+        ("cash_out", 5_000, cast.caissier.pk),
+        ("cash_out", 20_050, cast.caissier.pk),
+    ]
+
+
+def test_only_the_cashier_changes_or_pays_a_patron_and_nothing_else_is_recorded(cast):
+    patron_buy_in(actor=cast.caissier, patron="ana", amount=5000)
+    chef = admin_client(cast.chef)
+    assert 'id="buy-in-form"' not in chef.get(CAGE).content.decode()
+    before = recorded()
+    said = refusal(chef.post(f"{CAGE}buy-in/", {"patron": "ben", "amount": "100"}))
+    assert "il faut le rôle caissier" in said
+    said = refusal(chef.post(f"{CAGE}cash-out/", {"patron": "ana", "amount": "10"}))
+    assert "il faut le rôle caissier" in said
+    assert recorded() == before
+    assert not Account.objects.filter(code="patron:ben").exists()
+
+    cashier = admin_client(cast.caissier)
+    said = refusal(cashier.post(f"{CAGE}cash-out/", {"patron": "ana", "amount": "100.00"}))
+    assert "on ne lui paie pas 10000" in said
+    said = refusal(cashier.post(f"{CAGE}buy-in/", {"patron": "a b", "amount": "10"}))
+    assert "n'est pas un joueur" in said
+    assert recorded() == before
