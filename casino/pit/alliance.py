@@ -16,7 +16,8 @@ from django.utils.translation import gettext as _
 
 from casino.floor.models import Shift
 from casino.floor.play.alliance import deals, seats
-from casino.pit.alliance_view import CALL_WORDS, game_word, player_name, suit_label
+from casino.floor.play.alliance.words import call_word, game_word, suit_word
+from casino.pit.alliance_view import player_name
 from casino.pit.pages import Done, perform
 from casino.pit.table import Words, act, card_label, read_number
 
@@ -115,7 +116,7 @@ def deal_cards(request: HttpRequest, shift: Shift) -> tuple[Done, Words]:
     def text(state: Any) -> str:
         assert state.couleur is not None
         return _("Cartes enregistrées ; couleur : %(suit)s ; à %(player)s d'annoncer") % {
-            "suit": suit_label(state.couleur.value),
+            "suit": suit_word(state.couleur.value),
             "player": player_name(state.next_caller),
         }
 
@@ -136,12 +137,12 @@ def deal_call(request: HttpRequest, shift: Shift) -> tuple[Done, Words]:
     def text(called: Any) -> str:
         said = _("%(player)s : %(call)s") % {
             "player": player_name(called.caller),
-            "call": CALL_WORDS[called.call.value],
+            "call": call_word(called.call.value),
         }
         if called.ended:
             return said + _(" ; enchères finies : %(player)s joue %(game)s") % {
                 "player": player_name(called.declarer),
-                "game": game_word(called.game.value, called.forced),
+                "game": game_word(called.game.value, forced=called.forced),
             }
         return said + _(" ; à %(player)s") % {"player": player_name(called.next_caller)}
 
@@ -183,7 +184,7 @@ def deal_declare(request: HttpRequest, shift: Shift) -> tuple[Done, Words]:
         words = [_("Contrat enregistré")]
         trumps = getattr(contract, "trumps", None)
         if trumps is not None:
-            words.append(_("atout : %(suit)s") % {"suit": suit_label(trumps.value)})
+            words.append(_("atout : %(suit)s") % {"suit": suit_word(trumps.value)})
         called = getattr(contract, "called", None)
         if called is not None:
             words.append(_("appelle %(card)s") % {"card": card_label(str(called))})

@@ -14,48 +14,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from casino.floor.models import Shift
 from casino.floor.play.alliance import deals
 from casino.floor.play.alliance.models import Deal, DealPhase, DealPlay
 from casino.floor.play.alliance.seats import seated
+from casino.floor.play.alliance.words import call_word, game_word, payment_word, suit_word
 from casino.floor.services import balance
 from casino.games import alliance as engine
 from casino.games.cards import Card, Suit
 from casino.games.reglement import Reglement
-from casino.pit.table_view import GLYPHS, Face, face
+from casino.pit.table_view import Face, face
 from casino.shown import money
 from shoes.models import Pack
 from shoes.services import IN_USE, packs_at
 
-CALL_WORDS = {
-    "pass": gettext_lazy("passe"),
-    "alliance": gettext_lazy("alliance"),
-    "lever": gettext_lazy("lever"),
-    "solo": gettext_lazy("solo"),
-    "hold": gettext_lazy("je tiens"),
-}
-GAME_WORDS = {
-    "alliance": gettext_lazy("alliance"),
-    "lever": gettext_lazy("lever"),
-    "solo": gettext_lazy("solo"),
-}
-PAYMENT_WORDS = {
-    "game": gettext_lazy("jeu"),
-    "honours": gettext_lazy("honneurs"),
-    "bonus": gettext_lazy("prime"),
-    "resistance": gettext_lazy("résistance"),
-    "neutral": gettext_lazy("au neutre gagnant"),
-    "both_lose": gettext_lazy("tous deux perdent"),
-    "figure": gettext_lazy("figure"),
-}
-SUIT_WORDS = {
-    "S": gettext_lazy("pique"),
-    "H": gettext_lazy("cœur"),
-    "D": gettext_lazy("carreau"),
-    "C": gettext_lazy("trèfle"),
-}
 # Suits as a hand is shown: the colours alternate, so that two suits of a colour never touch.
 HAND_SUITS = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)
 
@@ -63,16 +36,6 @@ HAND_SUITS = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)
 def player_name(code: str) -> str:
     """A player as the table names him: his patron's id (``patron:ana`` → ``ana``)."""
     return code.removeprefix("patron:")
-
-
-def suit_label(suit: str) -> str:
-    return f"{GLYPHS[suit][0]} {SUIT_WORDS[suit]}"
-
-
-def game_word(game: str, forced: bool = False) -> str:
-    if forced:
-        return _("lever forcé")
-    return str(GAME_WORDS[game])
 
 
 @dataclass(frozen=True)
@@ -290,7 +253,7 @@ def _contract_form(state: engine.AllianceDeal) -> ContractForm:
     assert table is not None
     hand = list(state.hands[state.players.index(state.declarer)])
     form = ContractForm(state.game.value)
-    suits = [(s.value, suit_label(s.value)) for s in HAND_SUITS]
+    suits = [(s.value, suit_word(s.value)) for s in HAND_SUITS]
     if state.game is engine.Game.SOLO:
         form.suits = suits
         form.opponents = [(p, player_name(p)) for p in state.players if p != state.declarer]
@@ -314,7 +277,7 @@ def _contract_form(state: engine.AllianceDeal) -> ContractForm:
 def _said_contract(contract: dict[str, Any], state: engine.AllianceDeal) -> list[str]:
     words = []
     if state.trumps is not None:
-        words.append(_("atout : %(suit)s") % {"suit": suit_label(state.trumps.value)})
+        words.append(_("atout : %(suit)s") % {"suit": suit_word(state.trumps.value)})
     if "turn" in contract:
         words.append(_("carte couverte n° %(turn)s retournée") % {"turn": contract["turn"]})
         if contract.get("take"):
@@ -368,8 +331,8 @@ def settled(deal: Deal) -> Settled:
     return Settled(
         number=deal.number,
         declarer=player_name(outcome["declarer"]),
-        game=game_word(outcome["game"], outcome["forced"]),
-        trumps=suit_label(outcome["trumps"]),
+        game=game_word(outcome["game"], forced=outcome["forced"]),
+        trumps=suit_word(outcome["trumps"]),
         called=face(outcome["called"]) if outcome["called"] else None,
         ally=player_name(outcome["ally"]) if outcome["ally"] else None,
         resister=player_name(outcome["resister"]) if outcome["resister"] else None,
@@ -381,7 +344,7 @@ def settled(deal: Deal) -> Settled:
                 player_name(p["from"]),
                 player_name(p["to"]),
                 p["marks"],
-                str(PAYMENT_WORDS[p["for"]]),
+                payment_word(p["for"]),
                 money(p["marks"] * deal.mark_value),
             )
             for p in outcome["payments"]
@@ -450,16 +413,14 @@ def alliance_view(shift: Shift) -> AllianceView:
     if state.table is not None:
         view.up = face(str(state.table.up))
         view.down = [face(str(c)) for c in state.table.down]
-        view.couleur = suit_label(state.table.up.suit.value)
+        view.couleur = suit_word(state.table.up.suit.value)
     view.calls = [
-        CallView(
-            player_name(deal.players[i % len(deal.players)]), str(CALL_WORDS[c.value]), c.value
-        )
+        CallView(player_name(deal.players[i % len(deal.players)]), call_word(c.value), c.value)
         for i, c in enumerate(state.calls)
     ]
     view.caller = state.next_caller or ""
     view.caller_name = player_name(view.caller)
-    view.legal_calls = [(c.value, str(CALL_WORDS[c.value])) for c in state.legal_calls()]
+    view.legal_calls = [(c.value, call_word(c.value)) for c in state.legal_calls()]
     if (
         state.declarer is not None
         and state.game is not None
@@ -467,7 +428,7 @@ def alliance_view(shift: Shift) -> AllianceView:
     ):
         view.declarer = state.declarer
         view.declarer_name = player_name(state.declarer)
-        view.game = game_word(state.game.value, state.forced)
+        view.game = game_word(state.game.value, forced=state.forced)
     if state.phase is engine.Phase.CONTRACT:
         view.contract_form = _contract_form(state)
     if state.contract is not None:
