@@ -24,6 +24,7 @@ from casino.floor.services import (
 )
 from casino.people.roles import Role
 from casino.people.services import require_role
+from casino.shown import money
 
 # A patron's account code: ``patron:`` and 1 to 40 letters, digits, dots, dashes or underscores.
 PATRON_CODE = re.compile(r"patron:[\w.-]{1,40}")
@@ -127,7 +128,7 @@ def patron_cash_out(*, actor: Any, patron: str, amount: int | None = None) -> Mo
     if not 0 < amount <= held:
         raise InvalidMovement(
             _("%(patron)s a %(held)s sur son compte : on ne lui paie pas %(amount)s")
-            % {"patron": account.code, "held": held, "amount": amount},
+            % {"patron": account.code, "held": money(held), "amount": money(amount)},
             where="amount",
         )
     for game in every_game():  # a seated player's losses to come are his account's

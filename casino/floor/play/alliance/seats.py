@@ -19,6 +19,7 @@ from casino.floor.registry import require_game
 from casino.floor.services import balance, open_shift_locked, require_on_duty
 from casino.people.roles import Role
 from casino.people.services import require_role
+from casino.shown import money
 
 GAME = "alliance"
 CERCLE_STAFF = (Role.CROUPIER, Role.CHEF_DE_PARTIE)
@@ -133,7 +134,7 @@ def seat_take(*, actor: Any, shift_id: int, seat: int, patron: str) -> CercleSea
     if held <= 0:
         raise NotBoughtIn(
             _("%(patron)s a %(held)s sur son compte : il change d'abord à la caisse")
-            % {"patron": account.code, "held": held},
+            % {"patron": account.code, "held": money(held)},
             where="patron",
         )
     seating = CercleSeat.objects.create(
