@@ -27,7 +27,7 @@ each test fires below ``alpha / (2 × the number of pairs who played together)``
 ...         declarer=("ana", "ben")[i % 2],
 ...         game=Game.ALLIANCE,
 ...         ally=("ben", "ana")[i % 2],
-...         payments=(("carl", "ana", 2), ("carl", "ben", 2), ("dora", "ana", 2), ("dora", "ben", 2)),
+...         payments=tuple((p, w, 2) for p in ("carl", "dora") for w in ("ana", "ben")),
 ...         marks={"ana": 4, "ben": 4, "carl": -4, "dora": -4},
 ...     )
 ...     for i in range(12)
@@ -49,8 +49,8 @@ from typing import Any, Literal
 
 from casino.games.alliance import Game
 
-# The false alarms a séance of honest play may raise, at most, on average (all pairs and both
-# statistics together); the règlement posts it.
+# The chance, at most, that one call (a séance, a week) on honest play raises any finding (all pairs
+# and both statistics together); the règlement posts it.
 COLLUSION_ALPHA = 0.001
 
 # Below this many deals together the normal approximation of the marks statistic is not trusted
