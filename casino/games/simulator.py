@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -276,8 +276,14 @@ class SimulatedAlliance:
         }
 
 
-def alliance_contract(rng: random.Random, deal: AllianceDeal, resistance: float = 0.5) -> Contract:
-    """A legal contract for the declarer's game, chosen at random (RULES.md 3.3)."""
+def alliance_contract(
+    rng: random.Random,
+    deal: AllianceDeal,
+    resistance: float = 0.5,
+    partner: Sequence[Card] = (),
+) -> Contract:
+    """A legal contract for the declarer's game, chosen at random (RULES.md 3.3); a colluding
+    declarer calls a card of ``partner`` (his partner's hand) when the called rank allows."""
     assert deal.declarer is not None
     assert deal.table is not None
     seat = deal.players.index(deal.declarer)
@@ -294,14 +300,15 @@ def alliance_contract(rng: random.Random, deal: AllianceDeal, resistance: float 
             pool = hand + list(deal.table.cards)
             discard = tuple(rng.sample(pool, len(deal.table.cards)))
             hand = [c for c in pool if c not in discard]
-        called = _callable(rng, hand)
+        called = _callable(rng, hand, partner)
         return LeverContract(turn, called, take, discard)
-    return AllianceContract(rng.choice(list(Suit)), _callable(rng, hand))
+    return AllianceContract(rng.choice(list(Suit)), _callable(rng, hand, partner))
 
 
-def _callable(rng: random.Random, hand: list[Card]) -> Card:
+def _callable(rng: random.Random, hand: list[Card], partner: Sequence[Card] = ()) -> Card:
     r = called_rank(hand)
-    return rng.choice([c for c in ONE_PACK if c.rank is r and c not in hand])
+    cards = [c for c in ONE_PACK if c.rank is r and c not in hand]
+    return rng.choice([c for c in cards if c in partner] or cards)
 
 
 def alliance_card(rng: random.Random, deal: AllianceDeal, style: str = "random") -> Card:
@@ -327,36 +334,111 @@ def simulate_alliance_deal(
     bid: float = 0.35,
     resistance: float = 0.5,
     style: str = "random",
+    names: Sequence[str] | None = None,
+    colluders: tuple[str, str] | None = None,
 ) -> SimulatedAlliance:
     """A seeded deal of Alliance by simple legal players: a shuffled pack dealt by RULES.md 3.1,
     random legal calls (each call a game or a hold with probability ``bid``), a random legal
     contract (a résistance with probability ``resistance`` in a solo), random legal cards (or
     ``greedy``). Played through ``AllianceDeal`` as it goes, then once more through ``play_deal``,
-    whose outcome is returned.
+    whose outcome is returned. ``names``: the players in dealing order (the first ``players`` of
+    ``ALLIANCE_NAMES`` by default).
+
+    ``colluders``: two of the players who see each other's hands and cheat as a colluding pair
+    would (the collusion detector's planted pair, ``casino.games.alliance_collusion``): one whose
+    partner holds a card of the rank he would call bids the lowest game with an ally (alliance,
+    else lever) when it is legal and his partner is not already the highest bidder, and as
+    declarer he calls a card his partner holds when the called rank allows. Everything else they
+    do as the others; without colluders the same seed gives the same deal as ever.
 
     >>> sim = simulate_alliance_deal(seed=1, players=5)
     >>> len(sim.tricks), sum(sim.outcome.marks.values())
     (10, 0)
+    >>> sim = simulate_alliance_deal(seed=2, colluders=("ana", "carl"))
+    >>> from casino.games.cards import card
+    >>> o = sim.outcome
+    >>> o.declarer, o.game.value, str(o.called), o.ally, card("KC") in o.hands[2]
+    ('ana', 'alliance', 'KC', 'carl', True)
     """
     rules = reglement or Reglement()
     rng = random.Random(seed)
     cards = shuffled(rng, SINGLE_PACK)
-    names = ALLIANCE_NAMES[:players]
+    names = tuple(names) if names is not None else ALLIANCE_NAMES[:players]
+    partner_of = {} if colluders is None else dict([colluders, colluders[::-1]])
     deal = AllianceDeal(names, rules, mark_value=mark_value)
     for c in cards:
         deal.receive(c)
     while deal.next_caller is not None:
         legal = [c for c in deal.legal_calls() if c is not Call.PASS]
-        deal.call(rng.choice(legal) if legal and rng.random() < bid else Call.PASS)
-    contract = deal.declare(alliance_contract(rng, deal, resistance))
+        tipped = _colluding_call(deal, partner_of, legal)
+        if tipped is not None:
+            deal.call(tipped)
+        else:
+            deal.call(rng.choice(legal) if legal and rng.random() < bid else Call.PASS)
+    partner = partner_of.get(deal.declarer or "")
+    partner_hand = () if partner is None else tuple(deal.hands[names.index(partner)])
+    contract = deal.declare(alliance_contract(rng, deal, resistance, partner_hand))
     played: list[Card] = []
     while deal.next_player is not None:
         c = alliance_card(rng, deal, style)
         deal.play(c)
         played.append(c)
-    tricks = tuple(tuple(played[i : i + players]) for i in range(0, len(played), players))
+    tricks = tuple(tuple(played[i : i + len(names)]) for i in range(0, len(played), len(names)))
     calls = tuple(deal.calls)
     outcome = play_deal(names, cards, calls, contract, tricks, rules, mark_value=mark_value)
     return SimulatedAlliance(
         seed, rules, names, mark_value, tuple(cards), calls, contract, tricks, outcome
     )
+
+
+def _colluding_call(
+    deal: AllianceDeal, partner_of: Mapping[str, str], legal: Sequence[Call]
+) -> Call | None:
+    """A colluder's call, or None when he calls as the others do: the lowest game with an ally
+    when his partner holds a card of the rank he would call and is not the highest bidder."""
+    caller = deal.next_caller
+    partner = partner_of.get(caller or "")
+    if caller is None or partner is None or deal.declarer == partner:
+        return None
+    rank = called_rank(deal.hands[deal.players.index(caller)])
+    if not any(c.rank is rank for c in deal.hands[deal.players.index(partner)]):
+        return None
+    return next((c for c in (Call.ALLIANCE, Call.LEVER) if c in legal), None)
+
+
+def simulate_alliance_seance(
+    *,
+    seed: int,
+    players: int = 4,
+    deals: int = 40,
+    colluders: tuple[str, str] | None = None,
+    reglement: Reglement | None = None,
+    mark_value: int = 100,
+    style: str = "random",
+) -> list[SimulatedAlliance]:
+    """A séance of ``deals`` deals at one table of ``players``: the first of ``ALLIANCE_NAMES``,
+    the Vorhand passing round the table from deal to deal, each deal seeded from ``seed`` and its
+    number (``simulate_alliance_deal``, with the planted ``colluders`` if any).
+
+    >>> seance = simulate_alliance_seance(seed=1, deals=3)
+    >>> [sim.players[0] for sim in seance]
+    ['ana', 'ben', 'carl']
+    """
+    table = ALLIANCE_NAMES[:players]
+    return [
+        simulate_alliance_deal(
+            seed=seance_deal_seed(seed, number),
+            reglement=reglement,
+            mark_value=mark_value,
+            style=style,
+            names=table[number % players :] + table[: number % players],
+            colluders=colluders,
+        )
+        for number in range(deals)
+    ]
+
+
+def seance_deal_seed(seed: int, number: int) -> int:
+    """The seed of deal ``number`` (0-based) of the séance seeded ``seed``: distinct for distinct
+    (seed, number) below a million deals a séance."""
+    return seed * 1_000_000 + number
