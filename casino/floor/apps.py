@@ -11,6 +11,7 @@ class FloorConfig(AppConfig):
         from django.db.backends.signals import connection_created
 
         from casino.database_rules import install
+        from casino.floor import tasks  # noqa: F401  registers the games' outbox tasks
 
         # The database's "at most one" refusals become Conflicts on every connection.
         connection_created.connect(install, dispatch_uid="casino.database_rules")

@@ -19,7 +19,8 @@ def _amount(minor: int) -> str:
 
 
 def articles_for(r: Reglement, *, correction_approval_threshold: int) -> list[Article]:
-    """The articles of the Trente-et-Quarante part of the règlement ``r``, and of its disputes."""
+    """The articles of the Trente-et-Quarante part of the règlement ``r``, of the cercle's when
+    it sets a fee (a règlement posted for a cercle table), and of its disputes."""
     out: list[tuple[str, str]] = [
         (
             "Les mises se font sur rouge, noir, couleur et inverse, dans les limites affichées à la "
@@ -144,6 +145,8 @@ def articles_for(r: Reglement, *, correction_approval_threshold: int) -> list[Ar
                 f"started {_amount(r.insurance_unit)}, the bank's except on a void coup.",
             )
         )
+    if r.cercle_fee:
+        out += _cercle(r)
     out.append(
         (
             "Toute erreur, de la banque ou d'un joueur, est examinée et, en cas de "
@@ -164,3 +167,43 @@ def articles_for(r: Reglement, *, correction_approval_threshold: int) -> list[Ar
         )
     )
     return [Article(number=str(i), fr=fr, en=en) for i, (fr, en) in enumerate(out, start=1)]
+
+
+def _cercle(r: Reglement) -> list[tuple[str, str]]:
+    """The cercle (Alliance, RULES.md §3): the house banks nothing, takes its fee, and watches
+    for players who play together (docs/detectors.md)."""
+    from casino.games.alliance_collusion import COLLUSION_ALPHA
+
+    values = r.alliance_values
+    return [
+        (
+            "Au cercle, la maison ne tient pas la banque : les marques se règlent entre les "
+            "joueurs, à la valeur de la marque affichée à la table (alliance "
+            f"{values['alliance']}, lever {values['lever']}, lever forcé {values['lever_forced']},"
+            f" solo {values['solo']} marques, doublées en couleur).",
+            "At the cercle the house holds no bank: marks are settled between the players at the "
+            f"mark value posted at the table (alliance {values['alliance']}, lever "
+            f"{values['lever']}, forced lever {values['lever_forced']}, solo {values['solo']} "
+            "marks, doubled in couleur).",
+        ),
+        (
+            f"La maison prélève {_amount(r.cercle_fee)} de chaque joueur à chaque donne jouée "
+            "jusqu'au bout ; la cagnotte est comptée à la fermeture de la séance.",
+            f"The house takes {_amount(r.cercle_fee)} from each player of every deal played "
+            "out; the fee box is counted when the séance closes.",
+        ),
+        (
+            "Le donneur mêle, le joueur à sa gauche coupe ; le croupier enregistre chaque donne, "
+            "chaque annonce et chaque carte jouée.",
+            "The dealer shuffles, the player on his left cuts; the croupier records every deal, "
+            "call and card played.",
+        ),
+        (
+            "La maison examine après chaque séance les alliances et les marques échangées entre "
+            "chaque paire de joueurs ; ce que le hasard n'explique pas au seuil de "
+            f"{COLLUSION_ALPHA:g} par séance est signalé au contrôle interne.",
+            "After every séance the house examines the alliances and the marks exchanged "
+            "between every pair of players; what chance does not explain at the threshold of "
+            f"{COLLUSION_ALPHA:g} per séance is reported to internal audit.",
+        ),
+    ]

@@ -35,7 +35,11 @@ class Alliance(GameModule):
             )
 
     def closing(self, shift: Any, actor: Any) -> None:
+        """The players leave their seats; the worker looks for collusion once it has closed."""
+        from casino.outbox.outbox import enqueue
+
         seats_end(shift, actor)
+        enqueue("alliance.collusion_watch", shift_id=shift.pk)
 
     def check_cash_out(self, account: Any) -> None:
         seat = (
