@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import doctest
 import math
-import subprocess
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -46,23 +45,6 @@ PLANTED = ("ben", "dora")
 def test_the_examples_of_the_module_hold():
     assert doctest.testmod(casino.games.alliance_collusion).failed == 0
     assert doctest.testmod(casino.games.simulator).failed == 0
-
-
-def test_the_detector_imports_without_django():
-    # STYLE.md 1, as tests/games/test_purity.py checks for the other engines.
-    probe = (
-        "import sys, casino.games.alliance_collusion; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'django', 'celery'}))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={"PATH": "/usr/bin:/bin"},
-        timeout=60,
-    )
-    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
 
 
 def alliance(ref: str, declarer: str, ally: str, won: bool, players=FOUR, stake=2) -> DealRecord:
