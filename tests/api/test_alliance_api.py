@@ -11,7 +11,6 @@ import pytest
 
 from audit.models import Anomaly, AuditEvent
 from casino.floor.models import Account
-from casino.floor.play.alliance import deals
 from casino.floor.play.alliance.models import CercleSeat, Deal, DealCall, DealPlay
 from casino.floor.play.alliance.selectors import deal_document
 from casino.floor.services import shift_open
@@ -29,6 +28,7 @@ from tests.floor.alliance_world import (
     cercle_seance,
     cercle_table,
     codes,
+    deal_in,
     sheet,
     simulated,
 )
@@ -179,11 +179,7 @@ def test_a_seance_of_deals_over_the_api_equals_the_replay_of_each_deal(api, cast
 
 
 def test_a_terminal_restarted_mid_deal_finds_whose_turn_it_is(api, cast, seance):
-    doc = sheet(simulated(2))
-    deal = deals.deal_open(
-        actor=cast.croupier, shift_id=seance.pk, dealer=PLAYERS[-1], cut_by=PLAYERS[-2]
-    )
-    deals.deal_cards(actor=cast.croupier, deal_id=deal.pk, cards=doc["cards"])
+    deal, _doc = deal_in(cast, seance, 2, "auction")
     terminal = api(cast.croupier)
     table = terminal.get(f"/api/v1/tables/{seance.table.number}").json()
     assert (table["seance"], table["open_deal"], table["open_coup"]) == (seance.pk, deal.pk, None)
@@ -202,28 +198,8 @@ def test_a_terminal_restarted_mid_deal_finds_whose_turn_it_is(api, cast, seance)
 # --- refusals --------------------------------------------------------------------------------------
 
 
-def _deal_in(cast: Any, shift: Any, seed: int, phase: str) -> tuple[Deal, dict[str, Any]]:
-    """The simulated deal ``seed`` brought through the services to ``phase``."""
-    doc = sheet(simulated(seed))
-    deal = deals.deal_open(
-        actor=cast.croupier, shift_id=shift.pk, dealer=doc["players"][-1], cut_by=doc["players"][-2]
-    )
-    if phase == "dealing":
-        return deal, doc
-    state = deals.deal_cards(actor=cast.croupier, deal_id=deal.pk, cards=doc["cards"])
-    if phase == "auction":
-        return deal, doc
-    caller = state.next_caller
-    for word in doc["auction"]:
-        caller = deals.deal_call(
-            actor=cast.croupier, deal_id=deal.pk, player=caller, call=word
-        ).next_caller
-    deals.deal_declare(actor=cast.croupier, deal_id=deal.pk, contract=doc["contract"])
-    return deal, doc
-
-
 def test_a_card_not_in_hand_or_not_following_suit_is_refused_and_recorded(api, cast, seance):
-    deal, _doc = _deal_in(cast, seance, 5, "play")
+    deal, _doc = deal_in(cast, seance, 5, "play")
     terminal = api(cast.croupier)
     path = f"alliance/deals/{deal.pk}"
     state = terminal.get(f"/api/v1/{path}").json()
@@ -258,7 +234,7 @@ def test_a_card_not_in_hand_or_not_following_suit_is_refused_and_recorded(api, c
 def test_a_call_out_of_turn_is_refused_and_recorded_once_however_often_it_is_sent(
     api, cast, seance
 ):
-    deal, _doc = _deal_in(cast, seance, 2, "auction")
+    deal, _doc = deal_in(cast, seance, 2, "auction")
     terminal = api(cast.croupier)
     path = f"alliance/deals/{deal.pk}/calls"
     late = {"player": PLAYERS[1], "call": "solo"}
@@ -275,7 +251,7 @@ def test_a_call_out_of_turn_is_refused_and_recorded_once_however_often_it_is_sen
 def test_a_deal_with_a_foreign_card_is_refused_the_anomaly_recorded_and_the_deal_waits(
     api, cast, seance
 ):
-    deal, doc = _deal_in(cast, seance, 6, "dealing")
+    deal, doc = deal_in(cast, seance, 6, "dealing")
     terminal = api(cast.croupier)
     cards = list(doc["cards"])
     cards[30] = cards[3]
@@ -328,7 +304,7 @@ def elsewhere(cast, posted):  # type: ignore[no-untyped-def]
 def test_an_act_by_someone_not_on_duty_at_the_table_is_refused_and_records_nothing(
     api, cast, seance, elsewhere
 ):
-    deal, doc = _deal_in(cast, seance, 2, "auction")
+    deal, doc = deal_in(cast, seance, 2, "auction")
     ana = CercleSeat.objects.get(shift=seance, seat=1)
     path = f"alliance/deals/{deal.pk}"
     acts = [
@@ -374,7 +350,7 @@ def test_a_seat_taken_twice_is_refused_and_records_nothing(api, cast, seance):
 
 
 def test_a_replayed_request_gets_the_same_answer_and_records_once(api, cast, seance):
-    deal, _doc = _deal_in(cast, seance, 2, "auction")
+    deal, _doc = deal_in(cast, seance, 2, "auction")
     terminal = api(cast.croupier)
     body = {"player": PLAYERS[0], "call": "pass"}
     first = call(terminal, f"alliance/deals/{deal.pk}/calls", body, key="once")
@@ -389,7 +365,7 @@ def test_a_replayed_request_gets_the_same_answer_and_records_once(api, cast, sea
 
 
 def test_an_unknown_field_is_refused_by_its_name(api, cast, seance):
-    deal, doc = _deal_in(cast, seance, 2, "auction")
+    deal, doc = deal_in(cast, seance, 2, "auction")
     terminal = api(cast.croupier)
     before = snapshot()
     body = {"player": PLAYERS[0], "call": "pass", "bid": "pass"}
