@@ -692,7 +692,6 @@ def _cercle(tour: Tour, c: Cast) -> None:
     )
     tour.post(c.croupier, f"/api/v1/alliance/seats/{seats[0]['id']}/leave", {"reason": "fin"})
     tour.post(c.caissier, "/api/v1/cage/cash-outs", {"patron": "patron:ana"})
-    tour.post(c.caissier, "/api/v1/cage/cash-outs", {"patron": "ben", "amount": 1000})
 
     # The close: the fee box holds the fees of two deals of four players.
     expected = tour.get(c.chef, f"/api/v1/shifts/{shift['id']}")["rundown"]["expected"]
@@ -705,6 +704,8 @@ def _cercle(tour: Tour, c: Cast) -> None:
     tour.post(c.comite, f"/api/v1/counts/{closing['id']}/countersign")
     closed = tour.post(c.chef, f"/api/v1/shifts/{shift['id']}/close", {"count": closing["id"]})
     assert closed["rundown"]["variance"] == 0
+    # The close unseated the others: they are paid out, in part or in whole.
+    tour.post(c.caissier, "/api/v1/cage/cash-outs", {"patron": "ben", "amount": 1000})
 
 
 def _batch(tour: Tour, c: Cast, shift: int, cards: list[str]) -> Any:

@@ -536,9 +536,12 @@ DealPlay = _deal_act(
 
 
 class DealSheetInput(StrictSerializer):
-    """The replay document of REPLAY.md (Alliance), without its règlement: the séance's."""
+    """The replay document of REPLAY.md (Alliance): its règlement, when given, is the séance's."""
 
     game = serializers.ChoiceField(choices=["alliance"], required=False)
+    reglement = serializers.JSONField(
+        required=False, help_text='a preset ("baden-1854") or {"preset", "overrides"}'
+    )
     players = serializers.ListField(
         child=serializers.CharField(max_length=60),
         min_length=4,
@@ -561,7 +564,7 @@ class DealSheetRecordInput(StrictSerializer):
 
 
 # The sheet's own fields: a fault there is named inside it, as the replay names it.
-SHEET_FIELD = re.compile(r"(players|mark_value|cards|auction|contract|tricks)\b")
+SHEET_FIELD = re.compile(r"(game|reglement|players|mark_value|cards|auction|contract|tricks)\b")
 
 
 class DealSheet(APIView):
