@@ -24,9 +24,7 @@ from tests.floor.alliance_world import (
     FEE,
     MARK,
     NAMES,
-    cercle_pack,
-    cercle_seance,
-    cercle_table,
+    cercle_ready,
     codes,
     deal_in,
     sheet,
@@ -63,25 +61,16 @@ def refused(response, status: int, code: str, where: str | None = None) -> dict[
 
 
 @pytest.fixture
-def table(cast, posted):  # type: ignore[no-untyped-def]
-    """Table 5, a cercle table: the mark is 1.00, the fee 0.30 a player a deal."""
-    return cercle_table(cast)
+def empty(cast, posted):  # type: ignore[no-untyped-def]
+    """A séance at table 5, a cercle table (the mark is 1.00, the fee 0.30 a player a deal),
+    with its pack opened and nobody seated yet."""
+    return cercle_ready(cast, players=0)
 
 
 @pytest.fixture
-def empty(cast, table):  # type: ignore[no-untyped-def]
-    """A séance at the cercle table with its pack opened and nobody seated yet."""
-    shift = cercle_seance(cast, table, players=0)
-    cercle_pack(cast, shift)
-    return shift
-
-
-@pytest.fixture
-def seance(cast, table):  # type: ignore[no-untyped-def]
-    """The séance with ana, ben, carl and dora bought in and seated in seats 1 to 4."""
-    shift = cercle_seance(cast, table)
-    cercle_pack(cast, shift)
-    return shift
+def seance(cast, posted):  # type: ignore[no-untyped-def]
+    """The séance at table 5 with ana, ben, carl and dora bought in and seated in seats 1 to 4."""
+    return cercle_ready(cast)
 
 
 def play_over_the_api(client, shift: Any, seed: int) -> tuple[int, list[dict[str, Any]]]:  # type: ignore[no-untyped-def]
@@ -205,14 +194,12 @@ def test_a_card_not_in_hand_or_not_following_suit_is_refused_and_recorded(api, c
     state = terminal.get(f"/api/v1/{path}").json()
     vorhand, second = state["players"][0], state["players"][1]
     assert state["next_player"] == vorhand
+
+    def play(player: str, code: str) -> Any:
+        return call(terminal, f"{path}/plays", {"player": player, "code": code})
+
     # Not in his hand: a card of the next player's.
-    foreign = state["in_hand"][second][0]
-    refused(
-        call(terminal, f"{path}/plays", {"player": vorhand, "code": foreign}),
-        422,
-        "not_in_hand",
-        "code",
-    )
+    refused(play(vorhand, state["in_hand"][second][0]), 422, "not_in_hand", "code")
     assert AuditEvent.objects.filter(action="deal.card_refused").count() == 1
     assert not DealPlay.objects.filter(deal=deal).exists()
     # Not following suit: the lead is of a suit the second player holds beside others.
@@ -221,12 +208,7 @@ def test_a_card_not_in_hand_or_not_following_suit_is_refused_and_recorded(api, c
     post(terminal, f"{path}/plays", {"player": vorhand, "code": lead})
     off = next((h for h in hand if h[1] != lead[1]), None)
     assert off is not None, "the second player holds only the suit led: choose another seed"
-    refused(
-        call(terminal, f"{path}/plays", {"player": second, "code": off}),
-        422,
-        "must_follow_suit",
-        "code",
-    )
+    refused(play(second, off), 422, "must_follow_suit", "code")
     assert AuditEvent.objects.filter(action="deal.card_refused").count() == 2
     assert list(DealPlay.objects.filter(deal=deal).values_list("card", flat=True)) == [lead]
 
@@ -280,18 +262,8 @@ def table_of(doc: dict[str, Any]) -> tuple[str, list[str]]:
 
 
 @pytest.fixture
-def elsewhere(cast, posted):  # type: ignore[no-untyped-def]
+def elsewhere(cast, table):  # type: ignore[no-untyped-def]
     """A croupier on duty at another table: table 1, Trente-et-Quarante, with a second crew."""
-    from casino.floor.services import table_create
-
-    table = table_create(
-        actor=cast.directeur,
-        number=1,
-        game="trente-et-quarante",
-        reglement_id=posted.pk,
-        min_stake=500,
-        max_stake=600_000,
-    )
     chef2 = hire(cast.directeur, "chef2", Role.CHEF_DE_PARTIE)
     croupier2 = hire(cast.directeur, "croupier2", Role.CROUPIER)
     count = signed_count(cast, table, "opening", FLOAT)

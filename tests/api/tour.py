@@ -498,25 +498,7 @@ def _pharao(tour: Tour, c: Cast) -> None:
             "croupiers": [c.croupier.username],
         },
     )
-    pack = tour.post(
-        c.caissier,
-        "/api/v1/packs",
-        {
-            "kind": "single",
-            "maker": "Grimaud",
-            "maker_pack_numbers": "G-52",
-            "seal_number": "RF-TOUR-PH",
-            "sealing_authority": "Préfecture de police",
-            "store_location": "coffre A",
-        },
-    )
-    tour.post(c.caissier, f"/api/v1/packs/{pack['id']}/store")
-    tour.post(
-        c.commissaire,
-        f"/api/v1/packs/{pack['id']}/verification",
-        {"seal_number_read": pack["seal_number"], "verdict": "intact"},
-    )
-    tour.post(c.chef, f"/api/v1/packs/{pack['id']}/open", {"shift": shift["id"]})
+    pack = _single_pack(tour, c, shift["id"], "RF-TOUR-PH")
     tour.post(c.croupier, f"/api/v1/packs/{pack['id']}/shuffles", {})
     tour.post(c.tailleur, f"/api/v1/packs/{pack['id']}/shuffles", {})
     tour.post(c.tailleur, f"/api/v1/packs/{pack['id']}/cut", {"cut_by": "M. Dupont"})
@@ -629,25 +611,7 @@ def _cercle(tour: Tour, c: Cast) -> None:
         )
     tour.get(c.croupier, f"/api/v1/alliance/seats?shift={shift['id']}&seated=true")
     tour.get(c.croupier, f"/api/v1/alliance/seats/{seats[0]['id']}")
-    pack = tour.post(
-        c.caissier,
-        "/api/v1/packs",
-        {
-            "kind": "single",
-            "maker": "Grimaud",
-            "maker_pack_numbers": "G-53",
-            "seal_number": "RF-TOUR-AL",
-            "sealing_authority": "Préfecture de police",
-            "store_location": "coffre A",
-        },
-    )
-    tour.post(c.caissier, f"/api/v1/packs/{pack['id']}/store")
-    tour.post(
-        c.commissaire,
-        f"/api/v1/packs/{pack['id']}/verification",
-        {"seal_number_read": pack["seal_number"], "verdict": "intact"},
-    )
-    tour.post(c.chef, f"/api/v1/packs/{pack['id']}/open", {"shift": shift["id"]})
+    _single_pack(tour, c, shift["id"], "RF-TOUR-AL")
 
     # A deal act by act: the dealer shuffles, his left cuts; the cards, the calls, the contract,
     # each card by the player whose turn it is.
@@ -706,6 +670,31 @@ def _cercle(tour: Tour, c: Cast) -> None:
     assert closed["rundown"]["variance"] == 0
     # The close unseated the others: they are paid out, in part or in whole.
     tour.post(c.caissier, "/api/v1/cage/cash-outs", {"patron": "ben", "amount": 1000})
+
+
+def _single_pack(tour: Tour, c: Cast, shift: int, seal: str) -> Any:
+    """A single pack received and stored by the cage, its seal verified by the commissioner,
+    opened at the séance by the chef de partie."""
+    pack = tour.post(
+        c.caissier,
+        "/api/v1/packs",
+        {
+            "kind": "single",
+            "maker": "Grimaud",
+            "maker_pack_numbers": f"G-{seal}",
+            "seal_number": seal,
+            "sealing_authority": "Préfecture de police",
+            "store_location": "coffre A",
+        },
+    )
+    tour.post(c.caissier, f"/api/v1/packs/{pack['id']}/store")
+    tour.post(
+        c.commissaire,
+        f"/api/v1/packs/{pack['id']}/verification",
+        {"seal_number_read": seal, "verdict": "intact"},
+    )
+    tour.post(c.chef, f"/api/v1/packs/{pack['id']}/open", {"shift": shift})
+    return pack
 
 
 def _batch(tour: Tour, c: Cast, shift: int, cards: list[str]) -> Any:
