@@ -7,6 +7,7 @@ from audit import api as audit_api
 from casino import health
 from casino.disputes import api as disputes_api
 from casino.floor import api as floor_api
+from casino.floor import cage_api
 from casino.floor.registry import api_routes
 from casino.people import api as people_api
 from casino.people.views import account_setup_view
@@ -18,6 +19,7 @@ from shoes import api as shoes_api
 api_v1 = [
     *people_api.routes,
     *floor_api.routes,
+    *cage_api.routes,
     *api_routes(),  # each game's rounds (casino/floor/play/<game>/api.py)
     *shoes_api.routes,
     *disputes_api.routes,

@@ -143,7 +143,22 @@ def _calls_and_raises(function: Callable[..., Any], owner: type | None) -> Itera
             target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
             yield _resolve(target, scope, owner)
         elif isinstance(node, ast.Call):
-            yield _resolve(node.func, scope, owner)
+            found = _resolve(node.func, scope, owner)
+            if found is None and isinstance(node.func, ast.Attribute):
+                yield from _game_answers(node.func.attr)
+            else:
+                yield found
+
+
+def _game_answers(name: str) -> list[Any]:
+    """Every game's answer to the floor core's question ``name``: the core asks whichever game
+    the table plays (``game_module(table.game).check_closable(shift)``), so a refusal of any
+    game's answer is one the act may meet."""
+    from casino.floor.registry import PACKAGES, GameModule, game_module
+
+    if not inspect.isfunction(getattr(GameModule, name, None)):
+        return []
+    return [getattr(type(game_module(game)), name) for game in PACKAGES]
 
 
 def _returned_error(function: Callable[..., Any]) -> type[DomainError] | None:

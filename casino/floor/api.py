@@ -187,6 +187,9 @@ class TableStateSerializer(TableSerializer):
 
     seance = serializers.IntegerField(allow_null=True, help_text="the séance open here")
     open_coup = serializers.IntegerField(allow_null=True, help_text="the coup in progress")
+    open_deal = serializers.IntegerField(
+        allow_null=True, help_text="the deal in progress (a cercle table)"
+    )
     pack = serializers.IntegerField(allow_null=True, help_text="the pack in play")
     prison = PrisonerSerializer(many=True)
     balances = BalancesSerializer(allow_null=True)
@@ -196,6 +199,7 @@ class TableStateSerializer(TableSerializer):
             *TableSerializer.Meta.fields,
             "seance",
             "open_coup",
+            "open_deal",
             "pack",
             "prison",
             "balances",
@@ -354,7 +358,12 @@ class ShiftSerializer(serializers.ModelSerializer[Shift]):
 class ShiftOpenInput(StrictSerializer):
     table = serializers.IntegerField(min_value=1, max_value=32767, help_text="table number")
     count = reference(help_text="the countersigned opening count")
-    tailleur = serializers.CharField(max_length=150, help_text="username of the tailleur")
+    tailleur = serializers.CharField(
+        max_length=150,
+        required=False,
+        allow_null=True,
+        help_text="username of the tailleur; none at a cercle table, where the players deal",
+    )
     croupiers = serializers.ListField(
         child=serializers.CharField(max_length=150),
         min_length=1,
@@ -390,7 +399,7 @@ class ShiftList(Dealers, Collection):
             actor=request.user,
             table=_table(v["table"]),
             count_id=v["count"],
-            tailleur=_user(v["tailleur"], "tailleur"),
+            tailleur=_user(v["tailleur"], "tailleur") if v.get("tailleur") is not None else None,
             croupiers=[_user(name, f"croupiers[{i}]") for i, name in enumerate(v["croupiers"])],
         )
         return Response(ShiftSerializer(shift).data, status=201)
@@ -744,6 +753,7 @@ class RefersToSerializer(serializers.Serializer[Any]):
     shift = serializers.IntegerField(required=False)
     transfer = serializers.IntegerField(required=False)
     dispute = serializers.IntegerField(required=False)
+    deal = serializers.IntegerField(required=False)
 
 
 class MovementSerializer(serializers.ModelSerializer[Movement]):
@@ -768,6 +778,7 @@ class MovementFilters(Filters):
     date = serializers.DateField(required=False)
     coup = reference(required=False)
     dispute = reference(required=False)
+    deal = reference(required=False, help_text="an Alliance deal's payments and fees")
     lookups = {"date": "at__date"}
 
     def apply(self, queryset: QuerySet[Any]) -> QuerySet[Any]:
@@ -775,6 +786,7 @@ class MovementFilters(Filters):
         account = given.pop("account", None)
         coup = given.pop("coup", None)
         dispute = given.pop("dispute", None)
+        deal = given.pop("deal", None)
         for name, value in given.items():
             queryset = queryset.filter(**{self.lookups.get(name, name): value})
         if account is not None:
@@ -783,6 +795,8 @@ class MovementFilters(Filters):
             queryset = queryset.filter(reference__startswith=f"coup:{coup}:")
         if dispute is not None:
             queryset = queryset.filter(reference=f"dispute:{dispute}")
+        if deal is not None:
+            queryset = queryset.filter(reference=f"deal:{deal}")
         return queryset
 
 

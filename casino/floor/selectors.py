@@ -69,7 +69,7 @@ def shift_figures(shift: Shift) -> ShiftFigures:
 
 def movement_refers_to(reference: str) -> dict[str, int]:
     """A movement's reference (``coup:12:stake:34``, ``taille:4:pharao_stake:56``,
-    ``transfer:5``, ``shift:3:float``, ``dispute:7``) as the records it names, each by its
+    ``transfer:5``, ``shift:3:float``, ``dispute:7``, ``deal:8``) as the records it names, each by its
     reference."""
     parts = reference.split(":")
     return {
@@ -79,7 +79,7 @@ def movement_refers_to(reference: str) -> dict[str, int]:
     }
 
 
-REFERRED = ("coup", "stake", "taille", "pharao_stake", "shift", "transfer", "dispute")
+REFERRED = ("coup", "stake", "taille", "pharao_stake", "shift", "transfer", "dispute", "deal")
 
 
 def table_state(table: Table) -> Table:
@@ -95,6 +95,7 @@ def table_state(table: Table) -> Table:
     )
     table.seance = shift.pk if shift else None  # type: ignore[attr-defined]
     table.open_coup = None  # type: ignore[attr-defined]
+    table.open_deal = None  # type: ignore[attr-defined]
     table.prison = []  # type: ignore[attr-defined]
     table.balances = None  # type: ignore[attr-defined]
     for name, value in game_module(table.game).terminal_state(table, shift).items():

@@ -40,8 +40,10 @@ from casino.disputes.services import (
     dispute_review,
     evidence_add,
 )
+from casino.floor.cage import patron_buy_in
 from casino.floor.coups import coup_close_betting, coup_lay_card, coup_open, stake_place
 from casino.floor.models import Shift, Table
+from casino.floor.play.alliance.models import CercleSeat
 from casino.floor.play.pharao.tailles import (
     pharao_approval_give,
     pharao_stake_place,
@@ -82,7 +84,15 @@ from tests.api.floor_world import (  # noqa: F401 (house and cast are fixtures)
     verified_pack,
 )
 from tests.conftest import FLOAT, lay_in_coups, open_seance
-from tests.floor.alliance_world import cercle_ready, close_cercle, play_act_by_act, simulated
+from tests.floor.alliance_world import (
+    cercle_ready,
+    cercle_table,
+    close_cercle,
+    deal_in,
+    play_act_by_act,
+    sheet,
+    simulated,
+)
 from tests.floor.pharao_world import pharao_table, play_a_taille, single_pack_in_play
 
 ON, OFF = "on_duty", "off_duty"
@@ -133,6 +143,16 @@ AT_TABLE = {
         "pharao_stake_reduce",
         "pharao_stake_withdraw",
         "pharao_approval",
+    ),
+    *(
+        "seat_take",
+        "seat_leave",
+        "deal_open",
+        "deal_cards",
+        "deal_call",
+        "deal_declare",
+        "deal_play",
+        "deal_sheet",
     ),
 }
 
@@ -205,6 +225,23 @@ EXPECTED: dict[str, set[tuple[Role, str | None]]] = {
     "pharao_stake_reduce": {(CR, ON), (T, ON)},
     "pharao_stake_withdraw": {(CR, ON), (T, ON)},
     "pharao_approval": {(CHEF, ON)},
+    # Alliance, at a cercle table where the players deal: the croupier "on duty: seat the players,
+    # record each deal (the dealer's shuffle and the cut, the cards, the calls, the contract, the
+    # cards played), or a whole deal from its sheet"; the chef de partie "on duty: seat the
+    # players, record the calls, the contract and the cards played". A cercle séance opens
+    # without a tailleur, by the chef de partie as any other.
+    "seat_take": {(CR, ON), (CHEF, ON)},
+    "seat_leave": {(CR, ON), (CHEF, ON)},
+    "deal_open": {(CR, ON)},
+    "deal_cards": {(CR, ON)},
+    "deal_call": {(CR, ON), (CHEF, ON)},
+    "deal_declare": {(CR, ON), (CHEF, ON)},
+    "deal_play": {(CR, ON), (CHEF, ON)},
+    "deal_sheet": {(CR, ON)},
+    "shift_open_cercle": {(CHEF, None)},
+    # The cage: "a patron's buy-in and cash-out" (caissier).
+    "cage_buy_in": {(CA, None)},
+    "cage_cash_out": {(CA, None)},
     # Disputes: "raise disputes" (tailleur, croupier), with the patron's statement and evidence
     # (the README names no other holder of evidence; the code adds the commissaire, see below);
     # "decide disputes (first instance)" (chef de partie), "decide appealed disputes"
@@ -591,6 +628,58 @@ def _pharao_stake(h: House) -> Call:
     return Call("/api/v1/pharao/stakes", body)
 
 
+def _seat_take(h: House) -> Call:
+    shift = cercle_ready(h.cast)
+    patron_buy_in(actor=h.cast.caissier, patron="emil", amount=1000)
+    return Call("/api/v1/alliance/seats", {"shift": shift.pk, "seat": 5, "patron": "emil"})
+
+
+def _seat_leave(h: House) -> Call:
+    seat = CercleSeat.objects.get(shift=cercle_ready(h.cast), seat=1)
+    return Call(f"/api/v1/alliance/seats/{seat.pk}/leave", {"reason": "parti"})
+
+
+def _deal_open(h: House) -> Call:
+    dealing = {"dealer": "patron:dora", "cut_by": "patron:carl"}
+    return Call("/api/v1/alliance/deals", {"shift": cercle_ready(h.cast).pk, **dealing})
+
+
+def _deal_act(phase: str, act: str) -> Callable[[House], Call]:
+    """The act that the deal waits for in ``phase``, by the player whose turn it is."""
+
+    def build(h: House) -> Call:
+        deal, doc = deal_in(h.cast, cercle_ready(h.cast), 2, phase)
+        body = {
+            "dealing": {"cards": doc["cards"]},
+            "auction": {"player": doc["players"][0], "call": doc["auction"][0]},
+            "contract": {"contract": doc["contract"]},
+            "play": {"player": doc["players"][0], "code": doc["tricks"][0][0]},
+        }[phase]
+        return Call(f"/api/v1/alliance/deals/{deal.pk}/{act}", body)
+
+    return build
+
+
+def _deal_sheet(h: House) -> Call:
+    shift = cercle_ready(h.cast)
+    return Call("/api/v1/alliance/deal-sheets", {"shift": shift.pk, "sheet": sheet(simulated(2))})
+
+
+def _shift_open_cercle(h: House) -> Call:
+    table = cercle_table(h.cast)
+    count = count_record(
+        actor=h.cast.croupier, table_id=table.pk, moment="opening", chips={"100": 0}
+    )
+    count_countersign(actor=h.cast.directeur, count_id=count.pk)
+    body = {"table": table.number, "count": count.pk, "croupiers": ["croupier"]}
+    return Call("/api/v1/shifts", body)
+
+
+def _cash_out(h: House) -> Call:
+    patron_buy_in(actor=h.cast.caissier, patron="zoe", amount=1000)
+    return Call("/api/v1/cage/cash-outs", {"patron": "zoe"})
+
+
 RECEIVE = {
     "kind": "sixain",
     "maker": "Grimaud",
@@ -681,6 +770,17 @@ SETTINGS: dict[str, Callable[[House], Call]] = {
     "pharao_stake_reduce": _pharao("reduce", {"amount": 100}, approve="reduce"),
     "pharao_stake_withdraw": _pharao("withdraw", approve="withdraw"),
     "pharao_approval": _pharao("", approve="stake"),
+    "seat_take": _seat_take,
+    "seat_leave": _seat_leave,
+    "deal_open": _deal_open,
+    "deal_cards": _deal_act("dealing", "cards"),
+    "deal_call": _deal_act("auction", "calls"),
+    "deal_declare": _deal_act("contract", "contract"),
+    "deal_play": _deal_act("play", "plays"),
+    "deal_sheet": _deal_sheet,
+    "shift_open_cercle": _shift_open_cercle,
+    "cage_buy_in": _fixed(Call("/api/v1/cage/buy-ins", {"patron": "zoe", "amount": 1000})),
+    "cage_cash_out": _cash_out,
 }
 # The url name in casino/urls.py each act posts to.
 ROUTE_OF = {
@@ -739,6 +839,17 @@ ROUTE_OF = {
     "pharao_stake_reduce": "pharao-stake-reduce",
     "pharao_stake_withdraw": "pharao-stake-withdraw",
     "pharao_approval": "pharao-approvals",
+    "seat_take": "alliance-seats",
+    "seat_leave": "alliance-seat-leave",
+    "deal_open": "alliance-deals",
+    "deal_cards": "alliance-deal-cards",
+    "deal_call": "alliance-deal-calls",
+    "deal_declare": "alliance-deal-contract",
+    "deal_play": "alliance-deal-plays",
+    "deal_sheet": "alliance-deal-sheets",
+    "shift_open_cercle": "shifts",
+    "cage_buy_in": "cage-buy-ins",
+    "cage_cash_out": "cage-cash-outs",
 }
 
 

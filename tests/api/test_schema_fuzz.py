@@ -68,6 +68,7 @@ from tests.api.floor_world import (  # noqa: F401 (house and cast are fixtures)
     stored_pack,
 )
 from tests.conftest import FLOAT, lay_in_coups
+from tests.floor.alliance_world import cercle_ready, close_cercle, play_act_by_act, simulated
 
 MAX_EXAMPLES = 10
 SEED = 20_261_123
@@ -141,6 +142,16 @@ CALLER: dict[str, Role] = {
     "POST /api/v1/token": Role.DIRECTEUR,  # needs no login: called anonymously as well
     "POST /api/v1/transfers": Role.CAISSIER,  # fills and credits, the cage's side
     "POST /api/v1/transfers/{id}/countersign": Role.CAISSIER,
+    "POST /api/v1/alliance/seats": Role.CROUPIER,
+    "POST /api/v1/alliance/seats/{id}/leave": Role.CROUPIER,
+    "POST /api/v1/alliance/deals": Role.CROUPIER,
+    "POST /api/v1/alliance/deals/{id}/cards": Role.CROUPIER,
+    "POST /api/v1/alliance/deals/{id}/calls": Role.CROUPIER,
+    "POST /api/v1/alliance/deals/{id}/contract": Role.CROUPIER,
+    "POST /api/v1/alliance/deals/{id}/plays": Role.CROUPIER,
+    "POST /api/v1/alliance/deal-sheets": Role.CROUPIER,
+    "POST /api/v1/cage/buy-ins": Role.CAISSIER,
+    "POST /api/v1/cage/cash-outs": Role.CAISSIER,
 }
 
 
@@ -161,9 +172,15 @@ class Floor:
 def floor(house: House, django_db_blocker) -> Iterator[Floor]:  # type: ignore[no-untyped-def]
     """A séance with a pack in play and a coup in betting with a stake, a fill awaiting its
     signature, a closed séance with its report, a dispute, an anomaly, a police visit, a visa of
-    the receipt register."""
+    the receipt register; a closed cercle séance with a deal played out."""
     h, c = house, house.cast
     with django_db_blocker.unblock(), rolled_back():
+        # A cercle séance with one deal played out, closed on its fee box: its deal and seats
+        # are read, and every act on them is refused as the rules say.
+        cercle = cercle_ready(c)
+        deal = play_act_by_act(c, cercle, simulated(2))
+        seat = cercle.seats.order_by("pk").first()
+        close_cercle(c, cercle)
         played, first_pack = in_play(h)
         lay_in_coups(c, played, COUP_CARDS)
         pack_retire(actor=c.chef, pack_id=first_pack.pk, counted={})
@@ -173,7 +190,7 @@ def floor(house: House, django_db_blocker) -> Iterator[Floor]:  # type: ignore[n
         closing = count_record(actor=c.croupier, table_id=h.table.pk, moment="closing", chips=FLOAT)
         count_countersign(actor=c.directeur, count_id=closing.pk)
         shift_close(actor=c.chef, shift=played, count_id=closing.pk)  # asks for its report
-        report = Report.objects.get()
+        report = Report.objects.get(shift=played)
         shift, pack = in_play(h)
         coup = coup_open(actor=c.tailleur, shift_id=shift.pk)
         stake = stake_place(
@@ -194,6 +211,8 @@ def floor(house: House, django_db_blocker) -> Iterator[Floor]:  # type: ignore[n
         yield Floor(
             {
                 "/api/v1/accounts/": "T1:bank",
+                "/api/v1/alliance/deals/": deal.pk,
+                "/api/v1/alliance/seats/": seat.pk,
                 "/api/v1/anomalies/": anomaly.pk,
                 "/api/v1/audit/events/": AuditEvent.objects.order_by("seq").last().seq,
                 "/api/v1/counts/": count.pk,
@@ -326,8 +345,11 @@ def test_every_act_documents_its_own_input_and_answer():
     paths = api_schema()["paths"]
     acts = [p for p in api_v1 if issubclass(getattr(p.callback, "view_class", object), RecordAct)]
     assert len(acts) > 10
-    # The record each kind of act answers, as it now stands.
+    # The record each kind of act answers, as it now stands (by the path's first segment, or its
+    # first two where a game's package serves several kinds of records).
     records = {
+        "alliance/deals": "DealDetail",
+        "alliance/seats": "CercleSeat",
         "anomalies": "Anomaly",
         "counts": "Count",
         "coups": "Coup",
@@ -344,7 +366,9 @@ def test_every_act_documents_its_own_input_and_answer():
         path = "/api/v1/" + re.sub(r"<\w+:(\w+)>", r"{\1}", str(pattern.pattern))
         documented = paths[path]["post"]
         answer = documented["responses"]["201"]["content"]["application/json"]["schema"]["$ref"]
-        assert answer == f"#/components/schemas/{records[path.split('/')[3]]}", path
+        segments = path.split("/")
+        record = records.get("/".join(segments[3:5])) or records[segments[3]]
+        assert answer == f"#/components/schemas/{record}", path
         if view.input().fields:
             given = documented["requestBody"]["content"]["application/json"]["schema"]["$ref"]
             assert given == f"#/components/schemas/{view.input.__name__}Request", path

@@ -462,6 +462,7 @@ def play(cast: Cast) -> Tour:
     tour.get(c.inspecteur, "/api/v1/audit/verify")
 
     _pharao(tour, c)
+    _cercle(tour, c)
 
     tour.call(c.croupier, "POST", "/api/v1/logout", expect=204)
     return tour
@@ -497,25 +498,7 @@ def _pharao(tour: Tour, c: Cast) -> None:
             "croupiers": [c.croupier.username],
         },
     )
-    pack = tour.post(
-        c.caissier,
-        "/api/v1/packs",
-        {
-            "kind": "single",
-            "maker": "Grimaud",
-            "maker_pack_numbers": "G-52",
-            "seal_number": "RF-TOUR-PH",
-            "sealing_authority": "Préfecture de police",
-            "store_location": "coffre A",
-        },
-    )
-    tour.post(c.caissier, f"/api/v1/packs/{pack['id']}/store")
-    tour.post(
-        c.commissaire,
-        f"/api/v1/packs/{pack['id']}/verification",
-        {"seal_number_read": pack["seal_number"], "verdict": "intact"},
-    )
-    tour.post(c.chef, f"/api/v1/packs/{pack['id']}/open", {"shift": shift["id"]})
+    pack = _single_pack(tour, c, shift["id"], "RF-TOUR-PH")
     tour.post(c.croupier, f"/api/v1/packs/{pack['id']}/shuffles", {})
     tour.post(c.tailleur, f"/api/v1/packs/{pack['id']}/shuffles", {})
     tour.post(c.tailleur, f"/api/v1/packs/{pack['id']}/cut", {"cut_by": "M. Dupont"})
@@ -574,6 +557,144 @@ def _pharao(tour: Tour, c: Cast) -> None:
     tour.post(c.comite, f"/api/v1/counts/{closing['id']}/countersign")
     closed = tour.post(c.chef, f"/api/v1/shifts/{shift['id']}/close", {"count": closing["id"]})
     assert closed["rundown"]["variance"] == 0
+
+
+def _cercle(tour: Tour, c: Cast) -> None:
+    """A séance at a cercle table (Alliance): opened without a tailleur on the empty fee box,
+    four patrons bought in at the cage and seated, a deal recorded act by act (a call out of turn
+    refused on the way), a deal from its paper sheet, a player leaving and cashed out, the séance
+    closed on the fee box's count."""
+    from tests.floor.alliance_world import sheet, simulated
+
+    cercle = tour.post(
+        c.commissaire,
+        "/api/v1/reglements",
+        {
+            "name": "cercle-baden",
+            "spec": {"preset": "baden-1854", "overrides": {"cercle_fee": 50}},
+            "effective_from": "2026-01-01",
+        },
+    )
+    tour.post(
+        c.directeur,
+        "/api/v1/tables",
+        {
+            "number": 4,
+            "game": "alliance",
+            "reglement": cercle["id"],
+            "min_stake": 100,  # the mark
+            "max_stake": 100,
+        },
+    )
+    count = tour.post(
+        c.croupier, "/api/v1/counts", {"table": 4, "moment": "opening", "chips": {"100": 0}}
+    )
+    tour.post(c.directeur, f"/api/v1/counts/{count['id']}/countersign")
+    shift = tour.post(
+        c.chef,
+        "/api/v1/shifts",
+        {"table": 4, "count": count["id"], "croupiers": [c.croupier.username]},
+    )
+    seats = []
+    for seat, name in enumerate(("ana", "ben", "carl", "dora"), start=1):
+        tour.post(
+            c.caissier,
+            "/api/v1/cage/buy-ins",
+            {"patron": name, "amount": 50_000, "name": name.title()},
+        )
+        seats.append(
+            tour.post(
+                c.croupier,
+                "/api/v1/alliance/seats",
+                {"shift": shift["id"], "seat": seat, "patron": f"patron:{name}"},
+            )
+        )
+    tour.get(c.croupier, f"/api/v1/alliance/seats?shift={shift['id']}&seated=true")
+    tour.get(c.croupier, f"/api/v1/alliance/seats/{seats[0]['id']}")
+    _single_pack(tour, c, shift["id"], "RF-TOUR-AL")
+
+    # A deal act by act: the dealer shuffles, his left cuts; the cards, the calls, the contract,
+    # each card by the player whose turn it is.
+    doc = sheet(simulated(7))
+    players = doc["players"]
+    deal = tour.post(
+        c.croupier,
+        "/api/v1/alliance/deals",
+        {"shift": shift["id"], "dealer": players[-1], "cut_by": players[-2]},
+    )
+    path = f"/api/v1/alliance/deals/{deal['id']}"
+    state = tour.post(c.croupier, f"{path}/cards", {"cards": doc["cards"]})
+    tour.get(c.croupier, "/api/v1/tables/4")
+    late = tour.call(
+        c.croupier,
+        "POST",
+        f"{path}/calls",
+        {"player": players[1], "call": "solo"},
+        expect=422,
+    )
+    assert late["code"] == "out_of_turn"
+    for word in doc["auction"]:
+        state = tour.post(
+            c.croupier, f"{path}/calls", {"player": state["next_caller"], "call": word}
+        )
+    state = tour.post(c.chef, f"{path}/contract", {"contract": doc["contract"]})
+    for trick in doc["tricks"]:
+        for code in trick:
+            state = tour.post(
+                c.croupier, f"{path}/plays", {"player": state["next_player"], "code": code}
+            )
+    assert state["settlement"] is not None
+    tour.get(c.croupier, f"/api/v1/alliance/deals?shift={shift['id']}&phase=over")
+    tour.get(c.croupier, path)
+    tour.get(c.chef, f"/api/v1/movements?deal={deal['id']}")
+
+    # A deal from its paper sheet; then a player leaves and is paid out at the cage.
+    tour.post(
+        c.croupier,
+        "/api/v1/alliance/deal-sheets",
+        {"shift": shift["id"], "sheet": sheet(simulated(4))},
+    )
+    tour.post(c.croupier, f"/api/v1/alliance/seats/{seats[0]['id']}/leave", {"reason": "fin"})
+    tour.post(c.caissier, "/api/v1/cage/cash-outs", {"patron": "patron:ana"})
+
+    # The close: the fee box holds the fees of two deals of four players.
+    expected = tour.get(c.chef, f"/api/v1/shifts/{shift['id']}")["rundown"]["expected"]
+    assert expected == 2 * 4 * 50
+    closing = tour.post(
+        c.croupier,
+        "/api/v1/counts",
+        {"table": 4, "moment": "closing", "chips": chips_for(expected)},
+    )
+    tour.post(c.comite, f"/api/v1/counts/{closing['id']}/countersign")
+    closed = tour.post(c.chef, f"/api/v1/shifts/{shift['id']}/close", {"count": closing["id"]})
+    assert closed["rundown"]["variance"] == 0
+    # The close unseated the others: they are paid out, in part or in whole.
+    tour.post(c.caissier, "/api/v1/cage/cash-outs", {"patron": "ben", "amount": 1000})
+
+
+def _single_pack(tour: Tour, c: Cast, shift: int, seal: str) -> Any:
+    """A single pack received and stored by the cage, its seal verified by the commissioner,
+    opened at the séance by the chef de partie."""
+    pack = tour.post(
+        c.caissier,
+        "/api/v1/packs",
+        {
+            "kind": "single",
+            "maker": "Grimaud",
+            "maker_pack_numbers": f"G-{seal}",
+            "seal_number": seal,
+            "sealing_authority": "Préfecture de police",
+            "store_location": "coffre A",
+        },
+    )
+    tour.post(c.caissier, f"/api/v1/packs/{pack['id']}/store")
+    tour.post(
+        c.commissaire,
+        f"/api/v1/packs/{pack['id']}/verification",
+        {"seal_number_read": seal, "verdict": "intact"},
+    )
+    tour.post(c.chef, f"/api/v1/packs/{pack['id']}/open", {"shift": shift})
+    return pack
 
 
 def _batch(tour: Tour, c: Cast, shift: int, cards: list[str]) -> Any:

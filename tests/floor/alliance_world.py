@@ -139,3 +139,24 @@ def close_cercle(cast: Any, shift: Shift) -> Any:
     fees = rundown(shift).expected
     count = signed_count(cast, shift.table, "closing", {"1": fees} if fees else {"100": 0})
     return shift_close(actor=cast.chef, shift=shift, count_id=count.pk)  # its rundown
+
+
+def deal_in(cast: Any, shift: Shift, seed: int, phase: str) -> tuple[Deal, dict[str, Any]]:
+    """The simulated deal ``seed`` brought through the services up to ``phase`` (``dealing``,
+    ``auction``, ``contract`` or ``play``: waiting for its cards, its first call, its contract,
+    its first card), with its sheet."""
+    actor = cast.croupier
+    doc = sheet(simulated(seed))
+    players = doc["players"]
+    deal = deals.deal_open(actor=actor, shift_id=shift.pk, dealer=players[-1], cut_by=players[-2])
+    if phase != "dealing":
+        caller = deals.deal_cards(actor=actor, deal_id=deal.pk, cards=doc["cards"]).next_caller
+    if phase in ("contract", "play"):
+        for word in doc["auction"]:
+            called = deals.deal_call(actor=actor, deal_id=deal.pk, player=caller, call=word)
+            caller = called.next_caller
+    if phase == "play":
+        deals.deal_declare(actor=actor, deal_id=deal.pk, contract=doc["contract"])
+    deal.refresh_from_db()
+    assert deal.phase == phase
+    return deal, doc

@@ -30,13 +30,20 @@ from casino.floor.play.alliance.models import (
     DealPlay,
     DealSettlement,
 )
-from casino.floor.play.alliance.seats import GAME, between_deals, cercle_locked, dealing_order
+from casino.floor.play.alliance.seats import (
+    GAME,
+    NotSeated,
+    between_deals,
+    cercle_locked,
+    dealing_order,
+)
 from casino.floor.services import Entry, ledger_post, require_on_duty, table_account
 from casino.games import alliance as engine
 from casino.games import errors as engine_errors
 from casino.games.cards import Card, card
 from casino.games.errors import AllianceFault, ForeignCard, GameError, IllegalCard
 from casino.i18n import game_message
+from casino.people.services import require_role
 from shoes.errors import NotACard
 from shoes.models import CardLaid, PackState
 from shoes.services import (
@@ -157,8 +164,6 @@ def _lock(deal_id: int) -> Deal:
 
 def _at_deal(deal_id: int, actor: Any, phase: DealPhase, *, act: str) -> Deal:
     """The deal, locked, in ``phase``, at a table where the actor is on duty."""
-    from casino.people.services import require_role
-
     require_role(actor, *CERCLE_STAFF, act=act)
     deal = _lock(deal_id)
     require_on_duty(deal.shift, actor, *AT_THE_TABLE, act=act)
@@ -653,7 +658,14 @@ def deal_record(*, actor: Any, shift_id: int, sheet: Mapping[str, Any]) -> Deal:
     foreign: tuple[int, str] | None = None
     try:
         with transaction.atomic():
-            deal = deal_open(actor=actor, shift_id=shift_id, dealer=players[-1], cut_by=players[-2])
+            # Opened first: who may record it, at which séance, comes before what the sheet says.
+            try:
+                deal = deal_open(
+                    actor=actor, shift_id=shift_id, dealer=players[-1], cut_by=players[-2]
+                )
+            except (NotSeated, WrongCutter) as exc:
+                exc.where = "players"  # the sheet names the dealer and his left by their places
+                raise
             shift = deal.shift
             if sheet["mark_value"] != deal.mark_value:
                 raise BadDeal(
@@ -709,9 +721,13 @@ def deal_record(*, actor: Any, shift_id: int, sheet: Mapping[str, Any]) -> Deal:
             if deal.phase != DealPhase.OVER:
                 raise BadDeal(_("la feuille s'arrête avant la fin de la donne"), where="tricks")
             return deal
-    except DomainError:
+    except DomainError as exc:
         if foreign is not None:  # the refusal is evidence: it outlives the sheet
             card_refusal_record(actor=actor, pack_id=foreign[0], code=foreign[1], shift=shift)
+        else:
+            # A refusal an act recorded (a card not in hand...) went with the sheet, rolled back
+            # as a whole: nothing of it is kept, and a retry is judged afresh.
+            exc.recorded = False  # type: ignore[attr-defined]
         raise
 
 

@@ -181,6 +181,20 @@ def seat_leave(*, actor: Any, shift_id: int, patron: str, reason: str = "") -> C
     return _seat_end(seating, actor, reason.strip()[:60] or "left")
 
 
+@transaction.atomic
+def seating_leave(*, actor: Any, seating_id: int, reason: str = "") -> CercleSeatEnd:
+    """The player of the seat a terminal shows (``seating_id``) leaves it, between deals."""
+    found = seating(seating_id)
+    end = seat_leave(actor=actor, shift_id=found.shift_id, patron=found.patron.code, reason=reason)
+    if end.seating_id != found.pk:  # he left that seat before and sits at another now
+        raise NotSeated(
+            _("%(patron)s a déjà quitté la place %(seat)s")
+            % {"patron": found.patron.code, "seat": found.seat},
+            where="seat",
+        )
+    return end
+
+
 def seats_end(shift: Shift, actor: Any) -> None:
     """The séance closes: everyone still seated leaves (the floor's close asks the game)."""
     for seating in seated(shift):
