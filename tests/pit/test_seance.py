@@ -542,7 +542,7 @@ def test_only_the_cashier_changes_or_pays_a_patron_and_nothing_else_is_recorded(
 
     cashier = admin_client(cast.caissier)
     said = refusal(cashier.post(f"{CAGE}cash-out/", {"patron": "ana", "amount": "100.00"}))
-    assert "on ne lui paie pas 10000" in said
+    assert "on ne lui paie pas 100,00" in said
     said = refusal(cashier.post(f"{CAGE}buy-in/", {"patron": "a b", "amount": "10"}))
     assert "n'est pas un joueur" in said
     assert recorded() == before

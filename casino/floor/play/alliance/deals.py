@@ -162,6 +162,13 @@ def _lock(deal_id: int) -> Deal:
         ) from None
 
 
+def seated_name(player: str) -> str:
+    """A player as the deal names him, his account's code: ``ana`` is ``patron:ana``, as at the
+    cage and the seat."""
+    name = player.strip()
+    return name if name.startswith("patron:") else f"patron:{name}"
+
+
 def _at_deal(deal_id: int, actor: Any, phase: DealPhase, *, act: str) -> Deal:
     """The deal, locked, in ``phase``, at a table where the actor is on duty."""
     require_role(actor, *CERCLE_STAFF, act=act)
@@ -220,7 +227,7 @@ def deal_open(*, actor: Any, shift_id: int, dealer: str, cut_by: str) -> Deal:
     act = _("commencer une donne")
     shift = cercle_locked(shift_id, actor, act=act)
     between_deals(shift, act=act)
-    players = dealing_order(shift, dealer.strip())
+    players = dealing_order(shift, seated_name(dealer))
     if len(players) not in engine.ROUNDS:
         raise NotEnoughPlayers(
             _("l'Alliance se joue à 4, 5 ou 6 : %(count)s joueurs sont assis à %(table)s")
@@ -228,7 +235,7 @@ def deal_open(*, actor: Any, shift_id: int, dealer: str, cut_by: str) -> Deal:
             where="shift",
         )
     left = players[-2]  # the dealer deals "to the right": the player on his left is served last
-    if cut_by.strip() != left:
+    if seated_name(cut_by) != left:
         raise WrongCutter(
             _("le joueur à la gauche du donneur %(dealer)s coupe : %(left)s, pas %(cut_by)s")
             % {"dealer": players[-1], "left": left, "cut_by": cut_by},
@@ -407,6 +414,7 @@ def deal_call(*, actor: Any, deal_id: int, player: str, call: str) -> engine.Cal
         deal = _at_deal(deal_id, actor, DealPhase.AUCTION, act=act)
         state = deal_of(deal)
         index = len(state.calls)
+        player = seated_name(player)
         out_of_turn = _turn(deal, actor, player, state.next_caller, _("l'annonce"), "player")
         if out_of_turn is not None:
             refused = out_of_turn
@@ -546,6 +554,7 @@ def deal_play(*, actor: Any, deal_id: int, player: str, code: str) -> engine.Pla
         deal = _at_deal(deal_id, actor, DealPhase.PLAY, act=act)
         state = deal_of(deal)
         index = sum(len(t.cards) for t in state.tricks) + len(state._current)
+        player = seated_name(player)
         out_of_turn = _turn(deal, actor, player, state.next_player, _("la carte"), "player")
         if out_of_turn is not None:
             refused = out_of_turn
