@@ -28,15 +28,15 @@ from typing import Any
 
 from casino import clock
 from casino.floor.cage import patron_buy_in, patron_cash_out, patron_code
-from casino.floor.models import Account, FloatCount, PostedReglement, Shift, Table
+from casino.floor.models import Account, PostedReglement, Shift, Table
 from casino.floor.play.alliance import deals
-from casino.floor.play.alliance.models import SEATS
+from casino.floor.play.alliance.models import SEATS, CercleSeat
 from casino.floor.play.alliance.seats import dealing_order, seat_leave, seat_take, seated
-from casino.floor.services import balance, reglement_post, shift_open
+from casino.floor.services import balance, reglement_post
 from casino.games.alliance import contract_dict
 from casino.games.simulator import ALLIANCE_NAMES, SimulatedAlliance, simulate_alliance_deal
 from casino.simulation import pace
-from casino.simulation.seance import Crew, House, _close, _count, _from_store, _Seance, table_for
+from casino.simulation.seance import Crew, House, _close, _from_store, _open, _Seance, table_for
 from casino.simulation.timeline import Play
 from shoes import services as packs
 from shoes.models import PackKind
@@ -50,7 +50,10 @@ BUY_IN = 50_000
 # below this he changes more money before the next deal.
 LOW = BUY_IN // 2
 EMPTY = {"100": 0}  # the fee box, counted empty at the opening
-PATRONS = ("ana", "ben", "carl", "dora", "emil", "fritz", "greta", "hugo", "ida", "jules")
+PATRONS = (
+    *("ana", "ben", "carl", "dora", "emil", "fritz", "greta", "hugo"),
+    *("ida", "jules", "karl", "lotte", "max", "nina", "otto", "paula"),
+)
 
 
 def cercle_table_for(house: House, number: int) -> Table:
@@ -98,12 +101,19 @@ def cercle_seance(
     to record the first deal)."""
     if not 4 <= players <= SEATS:
         raise ValueError(f"Alliance is played by 4, 5 or 6, not {players}")
-    codes = [patron_code(p) for p in PATRONS]
     pair = None if colluders is None else (patron_code(colluders[0]), patron_code(colluders[1]))
-    # The planted pair sits down first: they are there from the first deal.
-    order = [*(pair or ()), *(c for c in codes if c not in (pair or ()))]
-    c = _Cercle(_Seance(table, crew, house, rng), pair, order)
-    yield from _open(c)
+    # The planted pair sits down first: they are there from the first deal. Patrons seated at
+    # another cercle now stay there.
+    busy = set(
+        CercleSeat.objects.filter(end__isnull=True, shift__closed_at__isnull=True).values_list(
+            "patron__code", flat=True
+        )
+    )
+    codes = [patron_code(p) for p in PATRONS]
+    order = [*(pair or ()), *(c for c in codes if c not in (pair or ()) and c not in busy)]
+    # The players deal: whoever is the crew's tailleur has no post at a cercle.
+    c = _Cercle(_Seance(table, Crew(crew.chef, None, crew.croupier), house, rng), pair, order)
+    yield from _open(c.s, EMPTY)
     for _ in range(players):
         yield from _arrive(c)
     yield pace.pause(rng, pace.FETCH_PACK)
@@ -125,19 +135,6 @@ def cercle_seance(
     yield from _close(c.s)  # the closing count: the fees in the fee box
     for code in staying:
         yield from _paid_out(c, code)
-
-
-def _open(c: _Cercle) -> Play:
-    s = c.s
-    count = yield from _count(s, FloatCount.Moment.OPENING, EMPTY)
-    yield pace.pause(s.rng, pace.OPEN_SEANCE)
-    s.shift = shift_open(
-        actor=s.crew.chef,
-        table=s.table,
-        count_id=count.pk,
-        tailleur=None,
-        croupiers=[s.crew.croupier],
-    )
 
 
 def _arrive(c: _Cercle) -> Play:

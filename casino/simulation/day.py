@@ -9,11 +9,17 @@ with a second crew, and table 3 in the evening with the first crew after its bre
 coups a couple of minutes apart, fills when a bank runs low, new sixains when the cards pass.
 After its break the second crew deals Pharao at table 4 (a few tailles on a single pack from
 the same delivery, with marks, approvals and the odd refused act: ``pharao.py``), counts it and
-closes; the worker's report of that séance is the Pharao one.
-After the closings a patron's complaint at each game is put under review and the
+closes; the worker's report of that séance is the Pharao one. From the late afternoon the
+cercle's own chef de partie and croupier hold table 5 (the players deal: no tailleur): Alliance
+among patrons who changed money at the cage, deals of the engine's simple players recorded act by
+act, the dealer going round the table, a player leaving and another sitting down, the fee box
+counted at the close and the players paid out (``alliance.py``).
+After the closings a patron's complaint at the two banking games is put under review and the
 commissioner, on his round, witnesses the destruction of the packs counted back and writes his
-visit in the police register. This morning, minutes before now, the first crew opens table 1 again: the float
-countersigned, a sixain shuffled and cut, the first coup left to play.
+visit in the police register. This morning, minutes before now, the cercle opens again (the fee
+box counted empty, four patrons seated, a sealed pack opened: the first deal left to record),
+then the first crew opens table 1 again: the float countersigned, a sixain shuffled and cut, the
+first coup left to play.
 
 Everything lies before the moment the demo starts, so whatever the real clock records later (the
 worker's reports, a person's first act) comes after it in the audit chain.
@@ -35,6 +41,7 @@ from casino.floor.play.pharao.models import PharaoSettlement
 from casino.floor.services import reglement_load_presets
 from casino.police.services import observation_record
 from casino.simulation import pace
+from casino.simulation.alliance import cercle_seance, cercle_table_for
 from casino.simulation.pharao import pharao_seance, pharao_table_for
 from casino.simulation.seance import Crew, House, seance, table_for
 from casino.simulation.timeline import Play, play_together
@@ -42,8 +49,11 @@ from shoes import services as packs
 from shoes.models import Pack, PackKind, PackState
 
 DELIVERY = 12  # sixains: the day's tailles, this morning's, and some left in store
-SINGLES = 2  # single packs for the Pharao table: one for the day, one left in store
+# Single packs: Pharao's of the day, the cercle's of the evening and of this morning, one left in
+# store.
+SINGLES = 4
 PHARAO_TABLE = 4
+CERCLE_TABLE = 5
 MISREAD = 3  # the commissioner reads this one's seal wrong
 SEAL_MISREAD_AS = "RF-2026-0030"
 
@@ -56,6 +66,7 @@ class Seances:
     table_2: int = 75
     table_3: int = 25
     pharao: int = 3  # tailles at table 4 (a taille takes ten to fifteen minutes)
+    cercle: int = 25  # deals at table 5 (a deal takes six to eight minutes)
 
 
 def yesterday_at(hour: int, minute: int = 0) -> dt.datetime:
@@ -73,10 +84,16 @@ def _at(manual: ManualClock, hour: int, minute: int = 0) -> None:
 
 
 def record_the_day(
-    *, house: House, crews: tuple[Crew, Crew], rng: random.Random, seances: Seances = Seances()
+    *,
+    house: House,
+    crews: tuple[Crew, Crew],
+    cercle_crew: Crew,
+    rng: random.Random,
+    seances: Seances = Seances(),
 ) -> None:
     """The day, from a manual clock standing on yesterday's morning (``yesterday_at(9)``,
-    after the accounts were opened), to this morning's open séance."""
+    after the accounts were opened), to this morning's open séances. ``cercle_crew``: the
+    cercle's chef de partie and croupier (no tailleur)."""
     manual = clock.simulated()
     if manual is None or manual.until is None:
         raise ClockError("the demo's day is recorded on a simulated clock that stops at now")
@@ -90,6 +107,8 @@ def record_the_day(
         pace.let_pass(rng, pace.DESK)
     pharao = pharao_table_for(house, PHARAO_TABLE)
     pace.let_pass(rng, pace.DESK)
+    cercle = cercle_table_for(house, CERCLE_TABLE)
+    pace.let_pass(rng, pace.DESK)
     _at(manual, 11)
     _card_room_morning(house, rng)
     _at(manual, 13)
@@ -102,6 +121,10 @@ def record_the_day(
                 start + dt.timedelta(hours=1, minutes=20),
                 _second_crew(second, house, rng, tables[1], pharao, seances),
             ),
+            (
+                start + dt.timedelta(hours=3, minutes=45),
+                cercle_seance(cercle, cercle_crew, house, rng, deals_to_play=seances.cercle),
+            ),
         ]
     )
     pace.let_pass(rng, pace.BREAK)
@@ -109,11 +132,23 @@ def record_the_day(
     _pharao_complaint(second)
     pace.let_pass(rng, pace.BREAK)
     _commissioners_round(house, rng)
-    # This morning: the first crew opens table 1 again, about twenty minutes before now.
-    morning = manual.until - dt.timedelta(minutes=25)
+    # This morning, minutes before now: the cercle opens with its players seated, and the first
+    # crew opens table 1 again.
+    morning = manual.until - dt.timedelta(minutes=40)
     if morning > manual.peek():
         manual.move_to(morning)
-    play_together([(manual.peek(), seance(tables[0], first, house, rng, coups=0, close=False))])
+    play_together(
+        [
+            (
+                manual.peek(),
+                cercle_seance(cercle, cercle_crew, house, rng, deals_to_play=0, close=False),
+            ),
+            (
+                manual.peek() + dt.timedelta(minutes=15),
+                seance(tables[0], first, house, rng, coups=0, close=False),
+            ),
+        ]
+    )
 
 
 def _two_seances(
