@@ -14,7 +14,7 @@ cercle's own chef de partie and croupier hold table 5 (the players deal: no tail
 among patrons who changed money at the cage, deals of the engine's simple players recorded act by
 act, the dealer going round the table, a player leaving and another sitting down, the fee box
 counted at the close and the players paid out (``alliance.py``).
-After the closings a patron's complaint at the two banking games is put under review and the
+After the closings a patron's complaint at each game is put under review and the
 commissioner, on his round, witnesses the destruction of the packs counted back and writes his
 visit in the police register. This morning, minutes before now, the cercle opens again (the fee
 box counted empty, four patrons seated, a sealed pack opened: the first deal left to record),
@@ -37,6 +37,7 @@ from casino import clock
 from casino.clock import ClockError, ManualClock
 from casino.disputes.services import dispute_raise, dispute_review
 from casino.floor.models import Settlement, Table
+from casino.floor.play.alliance.models import DealSettlement
 from casino.floor.play.pharao.models import PharaoSettlement
 from casino.floor.services import reglement_load_presets
 from casino.police.services import observation_record
@@ -130,6 +131,7 @@ def record_the_day(
     pace.let_pass(rng, pace.BREAK)
     _complaint(first)
     _pharao_complaint(second)
+    _cercle_complaint(cercle_crew)
     pace.let_pass(rng, pace.BREAK)
     _commissioners_round(house, rng)
     # This morning, minutes before now: the cercle opens with its players seated, and the first
@@ -264,6 +266,27 @@ def _pharao_complaint(crew: Crew) -> None:
     )
     clock.elapse(dt.timedelta(minutes=10))
     dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="patron heard")
+
+
+def _cercle_complaint(crew: Crew) -> None:
+    """At the cercle a player says a card of a deal he lost was recorded wrong; the chef de
+    partie, who recorded none of its acts, has it under review (decided by replaying the deal as
+    found)."""
+    settled = DealSettlement.objects.filter(deal__shift__table__number=CERCLE_TABLE).order_by("id")
+    found = ((s, p) for s in settled for p, marks in s.outcome["marks"].items() if marks < 0)
+    lost, loser = next(found, (None, ""))
+    if lost is None:
+        return
+    dispute = dispute_raise(
+        actor=crew.croupier,
+        subject="deal",
+        subject_id=lost.deal_id,
+        claim="the player says a card of the last trick was recorded wrong",
+        on_behalf_of=loser,
+        statement="Mon partenaire a joué la dame, pas le roi, au dernier pli.",
+    )
+    clock.elapse(dt.timedelta(minutes=10))
+    dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="player heard")
 
 
 def _commissioners_round(house: House, rng: random.Random) -> None:

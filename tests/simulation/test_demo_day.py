@@ -169,6 +169,10 @@ def test_the_cercle_s_own_crew_holds_table_5_in_the_evening(the_day):
     fees = sum(FEE * len(d.players) for d in deals)
     assert (figures.result, figures.closing, figures.variance) == (fees, fees, 0)
     assert CercleSeatEnd.objects.filter(seating__shift=seance, reason="left").count() == 1
+    # A player's complaint about a deal he lost, under review by the cercle's chef de partie.
+    complaint = Dispute.objects.get(deal__isnull=False)
+    assert (complaint.state, complaint.seance()) == ("under_review", seance)
+    assert complaint.deal.settlement.outcome["marks"][complaint.on_behalf_of] < 0
     players = set(CercleSeat.objects.filter(shift=seance).values_list("patron__code", flat=True))
     paid_out = Movement.objects.filter(kind=Movement.Kind.CASH_OUT)  # none yet this morning
     assert set(paid_out.values_list("reference", flat=True)) == players
