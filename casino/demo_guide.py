@@ -26,7 +26,7 @@ JOBS = (
         "croupier (cercle)",
         "croupier3",
         "/admin/pit/table/5/",
-        "the cercle, Alliance: four players seated, a pack open: the first deal",
+        "the cercle: four players seated, a sealed pack open: the first deal",
     ),
     Job("caissier", "caissier", "/admin/pit/cage/", "receive a delivery, sign fills"),
     Job("commissaire", "commissaire", "/admin/pit/cards/", "the sixains, the register page"),
