@@ -15,7 +15,7 @@ runs low changes more. At the end the chef counts the pack back, the fee box is 
 fees) and the séance closed; the players still seated are paid out at the cage.
 
 ``colluders``: two patrons who cheat as a pair, planted for the collusion detector; passed on to
-the engine's simple players as their ``colluders`` (by position in each deal they both play).
+the engine's simple players as their ``colluders`` in each deal they both play.
 
 ``cercle_seance()`` is a play for ``timeline.play_together``: it yields the time before each act.
 """
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
 
 from casino import clock
 from casino.floor.cage import patron_buy_in, patron_cash_out, patron_code
@@ -34,7 +33,7 @@ from casino.floor.play.alliance.models import SEATS, CercleSeat
 from casino.floor.play.alliance.seats import dealing_order, seat_leave, seat_take, seated
 from casino.floor.services import balance, reglement_post
 from casino.games.alliance import contract_dict
-from casino.games.simulator import ALLIANCE_NAMES, SimulatedAlliance, simulate_alliance_deal
+from casino.games.simulator import SimulatedAlliance, simulate_alliance_deal
 from casino.simulation import pace
 from casino.simulation.seance import Crew, House, _close, _from_store, _open, _Seance, table_for
 from casino.simulation.timeline import Play
@@ -187,19 +186,15 @@ def _next_dealer(c: _Cercle) -> str:
 
 
 def _simulated(c: _Cercle, order: list[str]) -> SimulatedAlliance:
-    """A deal of the engine's simple players, who sit as ``order`` (the engine names them by
-    their places, ``ALLIANCE_NAMES``)."""
-    planted: dict[str, Any] = {}
-    if c.colluders is not None and set(c.colluders) <= set(order):
-        # The engine's planted pair (``simulate_alliance_deal(colluders=...)``), by their places;
-        # named only when there is a pair, so that an engine without the option plays the rest.
-        planted["colluders"] = tuple(ALLIANCE_NAMES[order.index(p)] for p in c.colluders)
+    """A deal of the engine's simple players, who sit as ``order`` (dealing order), the planted
+    pair cheating when both play it."""
+    planted = c.colluders is not None and set(c.colluders) <= set(order)
     return simulate_alliance_deal(
         seed=c.s.rng.randrange(2**32),
-        players=len(order),
         reglement=c.shift.rules(),
         mark_value=c.shift.min_stake or MARK,
-        **planted,
+        names=order,
+        colluders=c.colluders if planted else None,
     )
 
 
@@ -210,7 +205,6 @@ def _deal(c: _Cercle) -> Play:
     yield pace.pause(rng, pace.BETWEEN_DEALS)
     order = dealing_order(shift, _next_dealer(c))
     sim = _simulated(c, order)
-    named = dict(zip(sim.players, order, strict=True))
     yield pace.pause(rng, pace.DEALER_SHUFFLE)
     deal = deals.deal_open(actor=croupier, shift_id=shift.pk, dealer=order[-1], cut_by=order[-2])
     yield pace.pause(rng, pace.DEALING)
@@ -222,11 +216,8 @@ def _deal(c: _Cercle) -> Play:
         caller = deals.deal_call(
             actor=croupier, deal_id=deal.pk, player=caller, call=call.value
         ).next_caller
-    contract = contract_dict(sim.contract)
-    if contract.get("resistance"):
-        contract["resistance"] = named[contract["resistance"]]
     yield pace.pause(rng, pace.CONTRACT)
-    deals.deal_declare(actor=croupier, deal_id=deal.pk, contract=contract)
+    deals.deal_declare(actor=croupier, deal_id=deal.pk, contract=contract_dict(sim.contract))
     player: str | None = order[0]  # the Vorhand leads the first trick
     for trick in sim.tricks:
         for card in trick:

@@ -5,7 +5,6 @@ down, and the séance closes on its fees with its audit chain intact."""
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import random
 from collections import Counter, defaultdict
@@ -19,7 +18,6 @@ from casino.floor.play.alliance.models import CercleSeat, CercleSeatEnd, Deal
 from casino.floor.play.alliance.selectors import deal_document
 from casino.floor.services import balance, rundown
 from casino.games.replay import replay
-from casino.games.simulator import simulate_alliance_deal
 from casino.simulation.alliance import FEE, MARK, cercle_seance, cercle_table_for
 from casino.simulation.seance import Crew, House
 from casino.simulation.timeline import play_together
@@ -124,10 +122,6 @@ def test_the_same_seed_plays_the_same_seance(cast, played):
     assert len(documents[played.pk]) == DEALS
 
 
-PLANTED = "colluders" in inspect.signature(simulate_alliance_deal).parameters
-
-
-@pytest.mark.skipif(not PLANTED, reason="the engine's planted pair comes with the collusion work")
 def test_a_planted_pair_sits_at_every_deal_and_calls_each_other(cast):
     shift = play_seance(cast, 5, 15, colluders=("dora", "emil"))
     pair = {"patron:dora", "patron:emil"}
