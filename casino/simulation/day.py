@@ -30,6 +30,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils import timezone
 
@@ -233,16 +234,15 @@ def _complaint(crew: Crew) -> None:
     )
     if lost is None:
         return
-    dispute = dispute_raise(
-        actor=crew.croupier,
+    _taken_up(
+        crew,
+        20,
         subject="stake",
         subject_id=lost.stake_id,
         claim="the patron says the plaque was on the other colour",
         on_behalf_of=lost.stake.holder.name,
         statement="J'avais misé avant la première carte, sur l'autre couleur.",
     )
-    clock.elapse(dt.timedelta(minutes=20))
-    dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="patron heard")
 
 
 def _pharao_complaint(crew: Crew) -> None:
@@ -256,16 +256,15 @@ def _pharao_complaint(crew: Crew) -> None:
     )
     if lost is None:
         return
-    dispute = dispute_raise(
-        actor=crew.croupier,
+    _taken_up(
+        crew,
+        10,
         subject="pharao_stake",
         subject_id=lost.stake_id,
         claim="the patron says his stake lay on the next card of the layout",
         on_behalf_of=lost.stake.holder.name,
         statement="Ma mise était sur la carte d'à côté.",
     )
-    clock.elapse(dt.timedelta(minutes=10))
-    dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="patron heard")
 
 
 def _cercle_complaint(crew: Crew) -> None:
@@ -277,16 +276,23 @@ def _cercle_complaint(crew: Crew) -> None:
     lost, loser = next(found, (None, ""))
     if lost is None:
         return
-    dispute = dispute_raise(
-        actor=crew.croupier,
+    _taken_up(
+        crew,
+        10,
         subject="deal",
         subject_id=lost.deal_id,
         claim="the player says a card of the last trick was recorded wrong",
         on_behalf_of=loser,
         statement="Mon partenaire a joué la dame, pas le roi, au dernier pli.",
     )
-    clock.elapse(dt.timedelta(minutes=10))
-    dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="player heard")
+
+
+def _taken_up(crew: Crew, minutes: int, **complaint: Any) -> None:
+    """The croupier raises a patron's complaint; ``minutes`` later the chef de partie, who heard
+    him, has it under review."""
+    dispute = dispute_raise(actor=crew.croupier, **complaint)
+    clock.elapse(dt.timedelta(minutes=minutes))
+    dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="patron heard")
 
 
 def _commissioners_round(house: House, rng: random.Random) -> None:
