@@ -108,15 +108,19 @@ def test_simulate_refuses_to_play_pharao_at_a_trente_et_quarante_table(cast, pos
         call_command("simulate", game="pharao", first=1, stdout=io.StringIO())
 
 
+PAIR = ("fritz", "greta")  # not among the first five to sit down, unless planted
+
+
 def test_simulate_holds_the_cercle_at_the_pace_of_a_real_table(db, settings):
     printed = simulated_yesterday(
-        settings, 20, game="alliance", first=5, hours=0.5, players=5, seed=3
+        settings, 20, game="alliance", first=5, hours=0.5, players=5, seed=3, colluders=PAIR
     )
     assert "simulated 4 deals of Alliance on 1 table(s)" in printed
     shift = Shift.objects.get(table__number=5, table__game="alliance")
     assert shift.closed_at is not None
     for deal in Deal.objects.filter(shift=shift):
         assert (deal.phase, len(deal.players)) == ("over", 5)
+        assert {f"patron:{p}" for p in PAIR} <= set(deal.players)  # the planted pair plays on
         # A deal takes minutes: 52 cards dealt, the calls, 50 cards played one by one.
         assert (
             dt.timedelta(minutes=3) < deal.settlement.at - deal.opened_at < dt.timedelta(minutes=15)
