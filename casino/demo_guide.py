@@ -22,6 +22,12 @@ JOBS = (
     Job("tailleur", "tailleur", "/admin/pit/table/1/", "table 1 is open, the cards cut: a coup"),
     Job("croupier", "croupier", "/admin/pit/table/1/", "the stakes and the settlement"),
     Job("chef de partie", "chef", "/admin/pit/", "his séance at table 1: a fill, the close"),
+    Job(
+        "croupier (cercle)",
+        "croupier3",
+        "/admin/pit/table/5/",
+        "the cercle: four players seated, a sealed pack open: the first deal",
+    ),
     Job("caissier", "caissier", "/admin/pit/cage/", "receive a delivery, sign fills"),
     Job("commissaire", "commissaire", "/admin/pit/cards/", "the sixains, the register page"),
     Job("directeur", "directeur", "/admin/reports/report/", "yesterday's register: sign off"),
@@ -58,7 +64,8 @@ def render(logins: dict[str, dict[str, str | None]], web: str) -> str:
     others = sorted(set(logins) - {job.login for job in JOBS})
     if others:
         lines.append(
-            f"also: {', '.join(others)} (the second crew: table 2 yesterday, then Pharao at table 4)"
+            f"also: {', '.join(others)} (the second crew: table 2 yesterday, then Pharao at "
+            "table 4; chef3: the cercle's chef de partie, table 5)"
         )
     lines.append(
         "TOTP yes: the code is `python manage.py demo_totp LOGIN` (or the secret in "

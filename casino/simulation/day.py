@@ -9,11 +9,17 @@ with a second crew, and table 3 in the evening with the first crew after its bre
 coups a couple of minutes apart, fills when a bank runs low, new sixains when the cards pass.
 After its break the second crew deals Pharao at table 4 (a few tailles on a single pack from
 the same delivery, with marks, approvals and the odd refused act: ``pharao.py``), counts it and
-closes; the worker's report of that séance is the Pharao one.
+closes; the worker's report of that séance is the Pharao one. From the late afternoon the
+cercle's own chef de partie and croupier hold table 5 (the players deal: no tailleur): Alliance
+among patrons who changed money at the cage, deals of the engine's simple players recorded act by
+act, the dealer going round the table, a player leaving and another sitting down, the fee box
+counted at the close and the players paid out (``alliance.py``).
 After the closings a patron's complaint at each game is put under review and the
 commissioner, on his round, witnesses the destruction of the packs counted back and writes his
-visit in the police register. This morning, minutes before now, the first crew opens table 1 again: the float
-countersigned, a sixain shuffled and cut, the first coup left to play.
+visit in the police register. This morning, minutes before now, the cercle opens again (the fee
+box counted empty, four patrons seated, a sealed pack opened: the first deal left to record),
+then the first crew opens table 1 again: the float countersigned, a sixain shuffled and cut, the
+first coup left to play.
 
 Everything lies before the moment the demo starts, so whatever the real clock records later (the
 worker's reports, a person's first act) comes after it in the audit chain.
@@ -24,6 +30,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils import timezone
 
@@ -31,10 +38,12 @@ from casino import clock
 from casino.clock import ClockError, ManualClock
 from casino.disputes.services import dispute_raise, dispute_review
 from casino.floor.models import Settlement, Table
+from casino.floor.play.alliance.models import DealSettlement
 from casino.floor.play.pharao.models import PharaoSettlement
 from casino.floor.services import reglement_load_presets
 from casino.police.services import observation_record
 from casino.simulation import pace
+from casino.simulation.alliance import cercle_seance, cercle_table_for
 from casino.simulation.pharao import pharao_seance, pharao_table_for
 from casino.simulation.seance import Crew, House, seance, table_for
 from casino.simulation.timeline import Play, play_together
@@ -42,8 +51,11 @@ from shoes import services as packs
 from shoes.models import Pack, PackKind, PackState
 
 DELIVERY = 12  # sixains: the day's tailles, this morning's, and some left in store
-SINGLES = 2  # single packs for the Pharao table: one for the day, one left in store
+# Single packs: Pharao's of the day, the cercle's of the evening and of this morning, one left in
+# store.
+SINGLES = 4
 PHARAO_TABLE = 4
+CERCLE_TABLE = 5
 MISREAD = 3  # the commissioner reads this one's seal wrong
 SEAL_MISREAD_AS = "RF-2026-0030"
 
@@ -56,6 +68,7 @@ class Seances:
     table_2: int = 75
     table_3: int = 25
     pharao: int = 3  # tailles at table 4 (a taille takes ten to fifteen minutes)
+    cercle: int = 25  # deals at table 5 (a deal takes six to eight minutes)
 
 
 def yesterday_at(hour: int, minute: int = 0) -> dt.datetime:
@@ -73,10 +86,16 @@ def _at(manual: ManualClock, hour: int, minute: int = 0) -> None:
 
 
 def record_the_day(
-    *, house: House, crews: tuple[Crew, Crew], rng: random.Random, seances: Seances = Seances()
+    *,
+    house: House,
+    crews: tuple[Crew, Crew],
+    cercle_crew: Crew,
+    rng: random.Random,
+    seances: Seances = Seances(),
 ) -> None:
     """The day, from a manual clock standing on yesterday's morning (``yesterday_at(9)``,
-    after the accounts were opened), to this morning's open séance."""
+    after the accounts were opened), to this morning's open séances. ``cercle_crew``: the
+    cercle's chef de partie and croupier (no tailleur)."""
     manual = clock.simulated()
     if manual is None or manual.until is None:
         raise ClockError("the demo's day is recorded on a simulated clock that stops at now")
@@ -90,6 +109,8 @@ def record_the_day(
         pace.let_pass(rng, pace.DESK)
     pharao = pharao_table_for(house, PHARAO_TABLE)
     pace.let_pass(rng, pace.DESK)
+    cercle = cercle_table_for(house, CERCLE_TABLE)
+    pace.let_pass(rng, pace.DESK)
     _at(manual, 11)
     _card_room_morning(house, rng)
     _at(manual, 13)
@@ -102,18 +123,35 @@ def record_the_day(
                 start + dt.timedelta(hours=1, minutes=20),
                 _second_crew(second, house, rng, tables[1], pharao, seances),
             ),
+            (
+                start + dt.timedelta(hours=3, minutes=45),
+                cercle_seance(cercle, cercle_crew, house, rng, deals_to_play=seances.cercle),
+            ),
         ]
     )
     pace.let_pass(rng, pace.BREAK)
     _complaint(first)
     _pharao_complaint(second)
+    _cercle_complaint(cercle_crew)
     pace.let_pass(rng, pace.BREAK)
     _commissioners_round(house, rng)
-    # This morning: the first crew opens table 1 again, about twenty minutes before now.
-    morning = manual.until - dt.timedelta(minutes=25)
+    # This morning, minutes before now: the cercle opens with its players seated, and the first
+    # crew opens table 1 again.
+    morning = manual.until - dt.timedelta(minutes=40)
     if morning > manual.peek():
         manual.move_to(morning)
-    play_together([(manual.peek(), seance(tables[0], first, house, rng, coups=0, close=False))])
+    play_together(
+        [
+            (
+                manual.peek(),
+                cercle_seance(cercle, cercle_crew, house, rng, deals_to_play=0, close=False),
+            ),
+            (
+                manual.peek() + dt.timedelta(minutes=15),
+                seance(tables[0], first, house, rng, coups=0, close=False),
+            ),
+        ]
+    )
 
 
 def _two_seances(
@@ -196,16 +234,15 @@ def _complaint(crew: Crew) -> None:
     )
     if lost is None:
         return
-    dispute = dispute_raise(
-        actor=crew.croupier,
+    _taken_up(
+        crew,
+        20,
         subject="stake",
         subject_id=lost.stake_id,
         claim="the patron says the plaque was on the other colour",
         on_behalf_of=lost.stake.holder.name,
         statement="J'avais misé avant la première carte, sur l'autre couleur.",
     )
-    clock.elapse(dt.timedelta(minutes=20))
-    dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="patron heard")
 
 
 def _pharao_complaint(crew: Crew) -> None:
@@ -219,15 +256,42 @@ def _pharao_complaint(crew: Crew) -> None:
     )
     if lost is None:
         return
-    dispute = dispute_raise(
-        actor=crew.croupier,
+    _taken_up(
+        crew,
+        10,
         subject="pharao_stake",
         subject_id=lost.stake_id,
         claim="the patron says his stake lay on the next card of the layout",
         on_behalf_of=lost.stake.holder.name,
         statement="Ma mise était sur la carte d'à côté.",
     )
-    clock.elapse(dt.timedelta(minutes=10))
+
+
+def _cercle_complaint(crew: Crew) -> None:
+    """At the cercle a player says a card of a deal he lost was recorded wrong; the chef de
+    partie, who recorded none of its acts, has it under review (decided by replaying the deal as
+    found)."""
+    settled = DealSettlement.objects.filter(deal__shift__table__number=CERCLE_TABLE).order_by("id")
+    found = ((s, p) for s in settled for p, marks in s.outcome["marks"].items() if marks < 0)
+    lost, loser = next(found, (None, ""))
+    if lost is None:
+        return
+    _taken_up(
+        crew,
+        10,
+        subject="deal",
+        subject_id=lost.deal_id,
+        claim="the player says a card of the last trick was recorded wrong",
+        on_behalf_of=loser,
+        statement="Mon partenaire a joué la dame, pas le roi, au dernier pli.",
+    )
+
+
+def _taken_up(crew: Crew, minutes: int, **complaint: Any) -> None:
+    """The croupier raises a patron's complaint; ``minutes`` later the chef de partie, who heard
+    him, has it under review."""
+    dispute = dispute_raise(actor=crew.croupier, **complaint)
+    clock.elapse(dt.timedelta(minutes=minutes))
     dispute_review(actor=crew.chef, dispute_id=dispute.pk, note="patron heard")
 
 

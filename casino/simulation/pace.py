@@ -52,6 +52,18 @@ MARK = Takes(2, 6)  # a corner of the player's card bent
 APPROVAL = Takes(10, 30)  # the chef de partie is called to the layout
 EMPTY_TALON = Takes(10, 30)  # the tailleur shows the box empty: no card left to count
 
+# Alliance at the cercle: a deal takes six to eight minutes (the dealer shuffles, the player on
+# his left cuts, 52 cards go out in packets; a few calls, the contract, then 48 cards or more
+# thought over one by one; the croupier announces the marks and the payments).
+BETWEEN_DEALS = Takes(20, 60)  # the payments, the tricks gathered, the pack to the next dealer
+DEALER_SHUFFLE = Takes(30, 60)  # the dealer shuffles, the player on his left cuts
+DEALING = Takes(40, 80)  # the 52 cards in packets, and the table cards
+CALL = Takes(3, 12)
+CONTRACT = Takes(10, 40)  # trumps and the called card; a lever's table card turned, the take
+TRICK_CARD = Takes(2, 7)  # a card thought over and played
+SEATING = Takes(30, 90)  # a patron shown to his seat, his chips counted before him
+CAGE = Takes(60, 180)  # a patron changes money, or is paid out, at the cage
+
 
 def pause(rng: random.Random, takes: Takes) -> dt.timedelta:
     """The time an act that ``takes`` so long takes this time."""

@@ -69,10 +69,10 @@ class House:
 
 @dataclass(frozen=True)
 class Crew:
-    """Who is on duty at the table."""
+    """Who is on duty at the table (no tailleur at a cercle: the players deal)."""
 
     chef: User
-    tailleur: User
+    tailleur: User | None
     croupier: User
 
 
@@ -162,8 +162,9 @@ def _count(
     return count
 
 
-def _open(s: _Seance) -> Play:
-    count = yield from _count(s, FloatCount.Moment.OPENING, FLOAT)
+def _open(s: _Seance, chips: dict[str, int] = FLOAT) -> Play:
+    """The opening count (the float; at a cercle the fee box, empty), then the séance opened."""
+    count = yield from _count(s, FloatCount.Moment.OPENING, chips)
     yield pace.pause(s.rng, pace.OPEN_SEANCE)
     s.shift = shift_open(
         actor=s.crew.chef,

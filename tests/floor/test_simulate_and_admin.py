@@ -14,6 +14,7 @@ from audit.models import AuditEvent
 from casino import clock
 from casino.clock import ManualClock
 from casino.floor.models import Account, Coup, Shift
+from casino.floor.play.alliance.models import Deal
 from casino.floor.play.pharao.models import Taille
 from casino.floor.services import balance
 from tests.actors import login_admin, make_cast
@@ -74,24 +75,22 @@ def test_simulate_refuses_a_start_that_would_put_history_out_of_order(cast):
     assert not Coup.objects.exists()
 
 
-def test_simulate_plays_pharao_tailles_each_at_the_pace_of_a_real_table(db, settings):
+def simulated_yesterday(settings, hour: int, **options) -> str:
+    """The cast hired two days ago, then ``simulate`` with ``options`` on a simulated clock from
+    ``hour`` yesterday: what it printed."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     two_days_ago = clock.wall() - dt.timedelta(days=2)
     with ManualClock(two_days_ago):
         make_cast()
-    start = (two_days_ago + dt.timedelta(days=1)).replace(hour=15, minute=0)
+    start = (two_days_ago + dt.timedelta(days=1)).replace(hour=hour, minute=0)
     out = io.StringIO()
-    call_command(
-        "simulate",
-        "--start",
-        start.isoformat(),
-        game="pharao",
-        first=4,
-        hours=0.5,
-        seed=2,
-        stdout=out,
-    )
-    assert "simulated 2 tailles of Pharao on 1 table(s)" in out.getvalue()
+    call_command("simulate", "--start", start.isoformat(), stdout=out, **options)
+    return out.getvalue()
+
+
+def test_simulate_plays_pharao_tailles_each_at_the_pace_of_a_real_table(db, settings):
+    printed = simulated_yesterday(settings, 15, game="pharao", first=4, hours=0.5, seed=2)
+    assert "simulated 2 tailles of Pharao on 1 table(s)" in printed
     shift = Shift.objects.get(table__number=4, table__game="pharao")
     assert shift.closed_at is not None
     for taille in Taille.objects.filter(shift=shift):
@@ -107,3 +106,31 @@ def test_simulate_refuses_to_play_pharao_at_a_trente_et_quarante_table(cast, pos
     call_command("simulate", tables=1, hours=0.05, seed=1, stdout=io.StringIO())
     with pytest.raises(CommandError, match="table 1 plays trente-et-quarante, not pharao"):
         call_command("simulate", game="pharao", first=1, stdout=io.StringIO())
+
+
+PAIR = ("fritz", "greta")  # not among the first five to sit down, unless planted
+
+
+def test_simulate_holds_the_cercle_at_the_pace_of_a_real_table(db, settings):
+    printed = simulated_yesterday(
+        settings, 20, game="alliance", first=5, hours=0.5, players=5, seed=3, colluders=PAIR
+    )
+    assert "simulated 4 deals of Alliance on 1 table(s)" in printed
+    shift = Shift.objects.get(table__number=5, table__game="alliance")
+    assert shift.closed_at is not None
+    for deal in Deal.objects.filter(shift=shift):
+        assert (deal.phase, len(deal.players)) == ("over", 5)
+        assert {f"patron:{p}" for p in PAIR} <= set(deal.players)  # the planted pair plays on
+        # A deal takes minutes: 52 cards dealt, the calls, 50 cards played one by one.
+        assert (
+            dt.timedelta(minutes=3) < deal.settlement.at - deal.opened_at < dt.timedelta(minutes=15)
+        )
+    assert sum(balance(a) for a in Account.objects.all()) == 0
+    assert verify_chain().ok
+
+
+def test_simulate_refuses_a_colluding_pair_that_is_not_two_of_its_patrons(cast, posted):
+    for pair in ("ana,zoe", "ana,ana", "ana"):
+        with pytest.raises(CommandError, match="--colluders"):
+            call_command("simulate", "--game", "alliance", "--colluders", pair)
+    assert not Shift.objects.exists()

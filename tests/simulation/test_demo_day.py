@@ -17,7 +17,9 @@ from django.utils import timezone
 from audit.chain import verify_chain
 from audit.models import AuditEvent
 from casino.disputes.models import Dispute
-from casino.floor.models import Account, CashTransfer, Coup, Duty, FloatCount, Shift
+from casino.floor.models import Account, CashTransfer, Coup, Duty, FloatCount, Movement, Shift
+from casino.floor.play.alliance.models import CercleSeat, CercleSeatEnd
+from casino.floor.play.alliance.selectors import deal_document
 from casino.floor.play.pharao.models import PharaoStakeAct
 from casino.floor.play.pharao.selectors import taille_document
 from casino.floor.services import balance, rundown
@@ -25,10 +27,13 @@ from casino.games.replay import replay
 from casino.people.management.commands.demo_seed import SEED
 from casino.people.management.commands.demo_seed import Command as DemoSeed
 from casino.reports.services import registers_due
+from casino.simulation.alliance import FEE
 from casino.simulation.day import Seances, record_the_day, yesterday_at
 from casino.simulation.seance import Crew, House
 from casino.simulation.timeline import simulated_stretch
 from shoes.models import Pack, PackEvent, PackKind, PackState, RegisterVisa, SealVerification
+
+CERCLE_DEALS = 8
 
 # Stamped by the real clock on purpose: django-otp stamps its devices itself, and a TOTP code is
 # checked against the world's time anyway.
@@ -74,8 +79,9 @@ def the_day(db, settings, tmp_path):
                 Crew(people["chef"], people["tailleur"], people["croupier"]),
                 Crew(people["chef2"], people["tailleur2"], people["croupier2"]),
             ),
+            cercle_crew=Crew(people["chef3"], None, people["croupier3"]),
             rng=rng,
-            seances=Seances(table_1=30, table_2=35, table_3=10),
+            seances=Seances(table_1=30, table_2=35, table_3=10, cercle=CERCLE_DEALS),
         )
     assert manual.until is not None
     return yesterday_at(9), manual.until, stamps()
@@ -145,13 +151,43 @@ def test_the_second_crew_deals_pharao_at_table_4_in_the_evening(the_day):
     assert (complaint.state, complaint.seance()) == ("under_review", seance)
 
 
+def test_the_cercle_s_own_crew_holds_table_5_in_the_evening(the_day):
+    start, _until, _found = the_day
+    seance = Shift.objects.filter(table__number=5).earliest("opened_at")
+    assert (seance.table.game, seance.closed_at is not None) == ("alliance", True)
+    on_duty = set(Duty.objects.filter(shift=seance).values_list("person__username", "post"))
+    assert on_duty == {("chef3", "chef_de_partie"), ("croupier3", "croupier")}
+    deals = list(seance.deals.order_by("number"))
+    assert [(d.number, d.phase) for d in deals] == [(n, "over") for n in range(1, CERCLE_DEALS + 1)]
+    for deal in deals:
+        assert replay(deal_document(deal)) == deal.settlement.outcome
+    evening = local(deals[0].opened_at)
+    assert (evening.date(), evening.hour >= 17) == (start.date(), True)
+    gaps = [b.opened_at - a.opened_at for a, b in itertools.pairwise(deals)]
+    assert min(gaps) > dt.timedelta(minutes=3)  # 52 cards dealt, the calls, 48 cards played
+    figures = rundown(seance)
+    fees = sum(FEE * len(d.players) for d in deals)
+    assert (figures.result, figures.closing, figures.variance) == (fees, fees, 0)
+    assert CercleSeatEnd.objects.filter(seating__shift=seance, reason="left").count() == 1
+    # A player's complaint about a deal he lost, under review by the cercle's chef de partie.
+    complaint = Dispute.objects.get(deal__isnull=False)
+    assert (complaint.state, complaint.seance()) == ("under_review", seance)
+    assert complaint.deal.settlement.outcome["marks"][complaint.on_behalf_of] < 0
+    players = set(CercleSeat.objects.filter(shift=seance).values_list("patron__code", flat=True))
+    paid_out = Movement.objects.filter(kind=Movement.Kind.CASH_OUT)  # none yet this morning
+    assert set(paid_out.values_list("reference", flat=True)) == players
+
+
 def the_day_runs_in_the_order_of_a_real_house(start: dt.datetime, until: dt.datetime) -> None:
     seances = list(Shift.objects.select_related("table").order_by("opened_at"))
     yesterday = [s for s in seances if local(s.opened_at).date() == start.date()]
-    assert [s.table.number for s in yesterday] == [1, 2, 3, 4]
-    assert yesterday[1].opened_at - yesterday[0].opened_at > dt.timedelta(minutes=45)
-    assert yesterday[2].opened_at > yesterday[0].closed_at  # the first crew, after its break
-    assert yesterday[3].opened_at > yesterday[1].closed_at  # the second crew, after its break
+    at = {s.table.number: s for s in yesterday}
+    assert sorted(at) == [1, 2, 3, 4, 5]
+    assert at[1] == yesterday[0]
+    assert at[2].opened_at - at[1].opened_at > dt.timedelta(minutes=45)
+    assert at[3].opened_at > at[1].closed_at  # the first crew, after its break
+    assert at[1].opened_at < at[5].opened_at < at[4].opened_at  # the cercle's crew, from 17:00
+    assert at[4].opened_at > at[2].closed_at  # the second crew, after its break
     first_opening = yesterday[0].opened_at
     assert all(v.at < first_opening for v in SealVerification.objects.all())
     assert SealVerification.objects.filter(verdict="mismatch").count() == 1
@@ -159,19 +195,30 @@ def the_day_runs_in_the_order_of_a_real_house(start: dt.datetime, until: dt.date
     assert visa.day == start.date()
     assert visa.at < first_opening
     for seance in yesterday:
-        last = seance.coups.order_by("-opened_at").first() or seance.tailles.latest("opened_at")
+        last = (
+            seance.coups.order_by("-opened_at").first()
+            or seance.tailles.order_by("-opened_at").first()
+            or seance.deals.latest("opened_at")
+        )
         closing = FloatCount.objects.get(shift=seance, moment="closing")
         assert last.opened_at < closing.at < seance.closed_at
     assert CashTransfer.objects.filter(kind="fill").exists()  # a bank ran low
-    passed = PackEvent.objects.filter(kind=PackEvent.Kind.PASSED)
-    assert passed.count() > len(yesterday)  # sixains passed mid-séance, not only at closings
+    passed = PackEvent.objects.filter(kind=PackEvent.Kind.PASSED, pack__kind=PackKind.SIXAIN)
+    assert passed.count() > 3  # sixains passed mid-séance, not only at the three closings
     destroyed = PackEvent.objects.filter(kind=PackEvent.Kind.DESTROYED)
     assert destroyed.count() == Pack.objects.filter(state=PackState.DESTROYED).count() > 0
     assert min(e.at for e in destroyed) > max(s.closed_at for s in yesterday)
-    # This morning, minutes before now: table 1 open again, the cards cut, no coup yet.
+    # This morning, minutes before now: table 1 open again, the cards cut, no coup yet; and the
+    # cercle open at table 5 with its players seated and a pack opened, no deal yet.
     today = seances[-1]
     assert (today.table.number, today.closed_at, today.coups.count()) == (1, None, 0)
     assert until - dt.timedelta(minutes=30) < today.opened_at < until
     assert Duty.objects.filter(shift=today, person__username="tailleur", end=None).exists()
     assert Pack.objects.filter(state=PackState.IN_PLAY).count() == 1
+    cercle = seances[-2]
+    assert (cercle.table.number, cercle.closed_at, cercle.deals.count()) == (5, None, 0)
+    assert until - dt.timedelta(minutes=45) < cercle.opened_at < today.opened_at
+    assert Duty.objects.filter(shift=cercle, person__username="croupier3", end=None).exists()
+    assert CercleSeat.objects.filter(shift=cercle, end=None).count() == 4
+    assert Pack.objects.filter(state=PackState.OPENED).get().kind == PackKind.SINGLE
     assert Pack.objects.filter(state=PackState.VERIFIED).exists()  # some left in store

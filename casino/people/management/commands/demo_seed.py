@@ -51,6 +51,9 @@ DEMO_STAFF = [
     ("chef2", "Émile Garnier", Role.CHEF_DE_PARTIE, "CP-0081"),
     ("tailleur2", "Rose Castel", Role.TAILLEUR, "TA-0325"),
     ("croupier2", "Henri Delmas", Role.CROUPIER, "CR-0533"),
+    # The cercle's chef de partie and croupier, at table 5 (the players deal: no tailleur).
+    ("chef3", "Victor Lambert", Role.CHEF_DE_PARTIE, "CP-0093"),
+    ("croupier3", "Jeanne Roussel", Role.CROUPIER, "CR-0547"),
     ("caissier", "Marc Dufour", Role.CAISSIER, "CA-0190"),
     ("commissaire", "Commissaire Lefèvre", Role.COMMISSAIRE, "Commission n° 54-112"),
     ("inspecteur", "Inspectrice Morel", Role.INSPECTEUR, "SCCJ-2207"),
@@ -104,11 +107,12 @@ class Command(BaseCommand):
             enqueue("audit.chain_verify")
         if fresh:
             self.stdout.write(
-                "demo day recorded: yesterday's séances at tables 1, 2 and 3, played and closed "
-                "(their reports and the day's register are rendered by the worker); sealed "
-                "sixains in store, one seal read as RF-2026-0030 (an anomaly to review); a "
-                "dispute under review; a police visit awaiting the director's follow-up; this "
-                "morning's séance open at table 1, the cards cut"
+                "demo day recorded: yesterday's séances at tables 1, 2 and 3, Pharao at table 4 "
+                "and the cercle at table 5, played and closed (their reports and the day's "
+                "register are rendered by the worker); sealed packs in store, one seal read as "
+                "RF-2026-0030 (an anomaly to review); disputes under review; a police visit "
+                "awaiting the director's follow-up; this morning's séances open at table 1, the "
+                "cards cut, and at the cercle, four players seated"
             )
         self.stdout.write(f"demo logins: {settings.VAR_DIR / 'demo-logins.json'}")
 
@@ -181,5 +185,6 @@ class Command(BaseCommand):
                 Crew(people["chef"], people["tailleur"], people["croupier"]),
                 Crew(people["chef2"], people["tailleur2"], people["croupier2"]),
             ),
+            cercle_crew=Crew(people["chef3"], None, people["croupier3"]),
             rng=rng,
         )
