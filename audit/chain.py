@@ -169,17 +169,27 @@ def verify_chain() -> Verification:
             time.perf_counter() - started,
         )
 
-    for seq, prev_hash, stored, data in _rows():
-        if seq != expected_seq:
-            return broken(expected_seq, f"event #{expected_seq} is missing (next stored is #{seq})")
-        if prev_hash != prev:
-            return broken(seq, f"event #{seq} does not link to event #{seq - 1}")
-        if sha256(data).hexdigest() != stored:
-            return broken(seq, f"event #{seq} was altered: its hash does not match its fields")
-        prev = stored
-        expected_seq += 1
+    # The events and the head are read in one snapshot: an act committing between the two reads
+    # would otherwise look like events cut off the end (or added past the head). Nested in a
+    # caller's transaction (a test), the snapshot is the caller's.
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        if outermost:  # the transaction's first statement
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        for seq, prev_hash, stored, data in _rows():
+            if seq != expected_seq:
+                return broken(
+                    expected_seq, f"event #{expected_seq} is missing (next stored is #{seq})"
+                )
+            if prev_hash != prev:
+                return broken(seq, f"event #{seq} does not link to event #{seq - 1}")
+            if sha256(data).hexdigest() != stored:
+                return broken(seq, f"event #{seq} was altered: its hash does not match its fields")
+            prev = stored
+            expected_seq += 1
+        head = ChainHead.objects.get(pk=1)
     count = expected_seq - 1
-    head = ChainHead.objects.get(pk=1)
     if head.seq != count or head.hash != prev:
         return broken(count + 1, f"the chain head says #{head.seq} but the events end at #{count}")
     return Verification(True, count, count, prev, seconds=time.perf_counter() - started)

@@ -202,3 +202,27 @@ def test_postgres_renders_exactly_the_canonical_bytes_the_writer_hashed(
         payload=event.payload,
     )
     assert verify_chain().ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_act_committed_while_the_chain_is_read_does_not_break_it(monkeypatch):
+    """The verifier reads the events and the head in one snapshot: an act committed between the
+    two reads (the worker's own report, in the demo) is not "events cut off the end"."""
+    import audit.chain
+
+    append(3)
+    streamed = audit.chain._rows
+
+    def rows_then_an_act(*args, **kwargs):
+        yield from streamed(*args, **kwargs)
+        other = threading.Thread(target=lambda: (append(1), connections.close_all()))
+        other.start()
+        other.join()
+
+    monkeypatch.setattr(audit.chain, "_rows", rows_then_an_act)
+    result = verify_chain()
+    assert result.ok, result.reason
+    assert result.events == 3
+    assert AuditEvent.objects.count() == 4
+    monkeypatch.undo()
+    assert verify_chain().ok
