@@ -131,6 +131,9 @@ def test_the_croupier_records_a_deal_of_alliance_to_its_settlement(cast, pages):
             off = [c for c in hand if c not in state.legal_cards()]
             if refused is None and off and len(state.tricks) >= 4:  # tricks in sight
                 refused = str(off[0])
+                # The panel of this player's turn, not the last card's being swapped out.
+                typed = croupier.locator("#play-typed-form input[name=player]")
+                expect(typed).to_have_value(player)
                 croupier.locator("#play-code").fill(refused.lower())
                 croupier.locator("#play-code").press("Enter")
                 expect(said(croupier)).to_contain_text("Refusé et enregistré")

@@ -105,7 +105,9 @@
     // The swap's event is the target's (the panel for every act): the poll is known by its source.
     var config = event.detail.requestConfig;
     var polled = config && config.elt === panel();
-    if (polled && (actsUnderWay > 0 || acts !== actsWhenPolled)) {
+    // Nor while the person types in the panel: a poll sent before he began would take his field
+    // from under his fingers (the next poll, once he is done, brings the same news).
+    if (polled && (actsUnderWay > 0 || acts !== actsWhenPolled || !window.pitIdle())) {
       event.detail.shouldSwap = false;
     }
   });
