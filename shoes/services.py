@@ -980,6 +980,16 @@ def pack_destroy(*, actor: Any, pack_id: int, remarks: str = "") -> Pack:
     return pack
 
 
+def cards_laid_in(pack_id: int, taille: int) -> list[str]:
+    """The cards laid (not burned) in one taille of the pack, in the order laid: a Pharao
+    taille's, a cercle deal's."""
+    return list(
+        CardLaid.objects.filter(pack_id=pack_id, taille=taille, burned=False)
+        .order_by("seq")
+        .values_list("card", flat=True)
+    )
+
+
 def cards_left(pack: Pack) -> tuple[int, list[str]]:
     """How many cards the talon still holds, and their codes (composition less those laid and
     burned in the current taille)."""

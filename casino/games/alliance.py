@@ -724,6 +724,11 @@ class AllianceDeal:
     # -- the play (RULES.md 3.4)
 
     @property
+    def cards_played(self) -> int:
+        """The cards played so far in the deal, the trick in progress included."""
+        return len(self._played_by)
+
+    @property
     def next_player(self) -> str | None:
         seat = self._next_seat()
         return None if seat is None else self.players[seat]

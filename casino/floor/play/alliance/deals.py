@@ -45,10 +45,11 @@ from casino.games.errors import AllianceFault, ForeignCard, GameError, IllegalCa
 from casino.i18n import game_message
 from casino.people.services import require_role
 from shoes.errors import NotACard
-from shoes.models import CardLaid, PackState
+from shoes.models import PackState
 from shoes.services import (
     card_refusal_record,
     cards_dealt,
+    cards_laid_in,
     current_taille,
     pack_shuffled_and_cut,
     packs_at,
@@ -142,11 +143,7 @@ def deal_of(deal: Deal) -> engine.AllianceDeal:
 
 
 def dealt_cards(deal: Deal) -> list[str]:
-    return list(
-        CardLaid.objects.filter(pack_id=deal.pack_id, taille=deal.pack_taille, burned=False)
-        .order_by("seq")
-        .values_list("card", flat=True)
-    )
+    return cards_laid_in(deal.pack_id, deal.pack_taille)
 
 
 def _lock(deal_id: int) -> Deal:
@@ -553,7 +550,7 @@ def deal_play(*, actor: Any, deal_id: int, player: str, code: str) -> engine.Pla
     with transaction.atomic():
         deal = _at_deal(deal_id, actor, DealPhase.PLAY, act=act)
         state = deal_of(deal)
-        index = sum(len(t.cards) for t in state.tricks) + len(state._current)
+        index = state.cards_played
         player = seated_name(player)
         out_of_turn = _turn(deal, actor, player, state.next_player, _("la carte"), "player")
         if out_of_turn is not None:

@@ -56,8 +56,15 @@ from casino.i18n import game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
 from shoes.errors import CardRefused, NotACard
-from shoes.models import CardLaid, PackState
-from shoes.services import card_lay, cards_left, current_taille, packs_at, taille_ends
+from shoes.models import PackState
+from shoes.services import (
+    card_lay,
+    cards_laid_in,
+    cards_left,
+    current_taille,
+    packs_at,
+    taille_ends,
+)
 
 GAME = "pharao"
 TABLE_STAFF = (Role.TAILLEUR, Role.CROUPIER)
@@ -174,11 +181,7 @@ def rules_of(taille: Taille) -> Reglement:
 
 def laid_cards(taille: Taille) -> list[str]:
     """The taille's cards laid so far, in order: the pack's, in the taille of its cut."""
-    return list(
-        CardLaid.objects.filter(pack_id=taille.pack_id, taille=taille.pack_taille, burned=False)
-        .order_by("seq")
-        .values_list("card", flat=True)
-    )
+    return cards_laid_in(taille.pack_id, taille.pack_taille)
 
 
 def deal_of(taille: Taille, *, new_stakes: bool = True) -> engine.TailleDeal:
