@@ -96,6 +96,7 @@ INSTALLED_APPS = [
     "casino.reports",
     "casino.pit",
     "casino.simulation",
+    "casino.detectors",
     "audit",
     "shoes",
 ]

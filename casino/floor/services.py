@@ -41,6 +41,7 @@ from casino.floor.registry import game_module
 from casino.games.errors import GameError
 from casino.games.reglement import PRESETS, Reglement, reglement
 from casino.i18n import either, game_message
+from casino.outbox.outbox import enqueue
 from casino.locks import lock_name
 from casino.people.roles import Role
 from casino.people.services import require_role, roles_of
@@ -1040,6 +1041,8 @@ def shift_close(*, actor: Any, shift: Shift, count_id: int) -> Rundown:
             involved=signers(shift) | {actor.pk},
             dedup_key=f"cash_variance:{shift.pk}",
         )
+    # The statistical detectors look at the séance once it has closed (docs/detectors.md).
+    enqueue("detectors.seance_closed", shift_id=shift.pk)
     # The séance's signed report: asked for now, rendered by a worker after commit.
     from casino.reports.services import shift_report_request
 

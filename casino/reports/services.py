@@ -222,6 +222,8 @@ def registers_due(today: dt.date | None = None) -> list[Report]:
             requested.append(
                 register_request(day=day, actor=None, reason="journée close / day closed")
             )
+            # The day is over: the statistical detectors look at it (docs/detectors.md).
+            enqueue("detectors.day_end", day=day.isoformat())
     return requested
 
 

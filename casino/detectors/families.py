@@ -1,0 +1,1 @@
+"""Every family of detectors, imported once so that each registers its runs (``frame``)."""
