@@ -147,6 +147,7 @@ def articles_for(r: Reglement, *, correction_approval_threshold: int) -> list[Ar
         )
     if r.cercle_fee:
         out += _cercle(r)
+    out.append(_watch())
     out.append(
         (
             "Toute erreur, de la banque ou d'un joueur, est examinée et, en cas de "
@@ -167,6 +168,20 @@ def articles_for(r: Reglement, *, correction_approval_threshold: int) -> list[Ar
         )
     )
     return [Article(number=str(i), fr=fr, en=en) for i, (fr, en) in enumerate(out, start=1)]
+
+
+def _watch() -> tuple[str, str]:
+    """The statistical detectors' posted threshold (docs/detectors.md)."""
+    from casino.detectors.thresholds import ALPHA
+
+    return (
+        "La maison examine après chaque séance et chaque journée les résultats des tables, les "
+        "cartes de chaque sixain et les actes du personnel et des joueurs ; ce que le hasard "
+        f"n'explique pas au seuil de {ALPHA:g} par examen est signalé au contrôle interne.",
+        "After every séance and every day the house examines the tables' results, the cards of "
+        "every sixain and the acts of staff and players; what chance does not explain at the "
+        f"threshold of {ALPHA:g} per examination is reported to internal audit.",
+    )
 
 
 def _cercle(r: Reglement) -> list[tuple[str, str]]:

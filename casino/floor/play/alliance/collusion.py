@@ -9,8 +9,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from audit.models import Severity
-from audit.services import anomaly_raise
+from casino.detectors.frame import Chart, Link, raise_finding
+from casino.detectors.frame import Finding as DetectorFinding
 from casino.floor.models import Shift
 from casino.floor.play.alliance.models import DealSettlement
 from casino.games.alliance_collusion import (
@@ -53,39 +53,80 @@ def collusion_watch(shift_id: int) -> list[Any]:
 
 
 def _raise(shift: Shift, window: str, key: str, finding: Finding) -> Any:
+    """The finding in the shape of every detector's (``casino.detectors.frame``), for the same
+    queue and the same page; its own fields stay beside (``pair``, ``statistics``, ``deals``)."""
     a, b = finding.pair
     fired = ", ".join(
         f"{m.statistic} {m.observed} vs {m.expected:.1f} expected (p={m.p_value:.2g})"
         for m in finding.fired
     )
-    return anomaly_raise(
-        detector="collusion",
-        severity=Severity.WARNING,
-        subject=shift,
-        summary=f"{shift.table}: {a} and {b} beyond chance over the {window} "
-        f"({finding.together} deals together): {fired}",
-        evidence={
-            "window": window,
-            "pair": [a, b],
-            "together": finding.together,
-            # Figures as decimal text: the audit chain hashes what it stores, and a float's
-            # digits are not a record's.
-            "alpha": f"{finding.alpha:g}",
-            "tests": finding.tests,
-            "threshold": f"{finding.threshold:.3g}",
-            "statistics": [
-                {
-                    "statistic": m.statistic,
-                    "observed": m.observed,
-                    "expected": f"{m.expected:.2f}",
-                    "sd": f"{m.sd:.2f}",
-                    "z": f"{m.z:.2f}",
-                    "p_value": f"{m.p_value:.3g}",
-                    "trials": m.trials,
-                }
+    deals = [int(ref) for ref in finding.deals]
+    return raise_finding(
+        DetectorFinding(
+            detector="collusion",
+            subject=shift,
+            summary=f"{shift.table}: {a} and {b} beyond chance over the {window} "
+            f"({finding.together} deals together): {fired}",
+            rule="How often one of the pair called the other as ally (exact Poisson-binomial "
+            "tail, each call finding him with chance 1/(n-1)), and the pair's joint marks against "
+            "a random pair of the same deals (normal tail, after 20 deals together).",
+            window=window,
+            figures=[
+                (
+                    f"{m.statistic}: observed / expected (sd)",
+                    f"{m.observed} / {m.expected:.2f} ({m.sd:.2f})",
+                )
+                for m in finding.fired
+            ]
+            + [("deals together", str(finding.together))],
+            threshold=f"p < {finding.threshold:.3g} (alpha {finding.alpha:g} / {finding.tests} "
+            "tests)",
+            p_value=min(m.p_value for m in finding.fired),
+            key=f"{key}:{a}:{b}",
+            columns=["statistic", "observed", "expected", "sd", "z", "p", "deals counted"],
+            rows=[
+                [
+                    m.statistic,
+                    m.observed,
+                    f"{m.expected:.2f}",
+                    f"{m.sd:.2f}",
+                    f"{m.z:.2f}",
+                    f"{m.p_value:.3g}",
+                    m.trials,
+                ]
                 for m in finding.fired
             ],
-            "deals": [int(ref) for ref in finding.deals],
-        },
-        dedup_key=f"collusion:{key}:{a}:{b}",
+            chart=Chart(
+                "bars",
+                "observed against expected, per statistic",
+                [m.statistic for m in finding.fired],
+                [m.observed for m in finding.fired],
+                expected=[m.expected for m in finding.fired],
+                low=[m.expected - 2 * m.sd for m in finding.fired],
+                high=[m.expected + 2 * m.sd for m in finding.fired],
+            ),
+            links=[Link("floor.shift", shift.pk, f"séance {shift.pk}")]
+            + [Link("floor.deal", deal, f"deal {deal}") for deal in deals],
+            extra={
+                "pair": [a, b],
+                "together": finding.together,
+                # Figures as decimal text: the audit chain hashes what it stores, and a float's
+                # digits are not a record's.
+                "alpha": f"{finding.alpha:g}",
+                "tests": finding.tests,
+                "statistics": [
+                    {
+                        "statistic": m.statistic,
+                        "observed": m.observed,
+                        "expected": f"{m.expected:.2f}",
+                        "sd": f"{m.sd:.2f}",
+                        "z": f"{m.z:.2f}",
+                        "p_value": f"{m.p_value:.3g}",
+                        "trials": m.trials,
+                    }
+                    for m in finding.fired
+                ],
+                "deals": deals,
+            },
+        )
     )
