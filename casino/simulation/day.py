@@ -45,7 +45,7 @@ from casino.police.services import observation_record
 from casino.simulation import pace
 from casino.simulation.alliance import cercle_seance, cercle_table_for
 from casino.simulation.pharao import pharao_seance, pharao_table_for
-from casino.simulation.seance import Crew, House, seance, table_for
+from casino.simulation.seance import Crew, House, Planted, seance, table_for
 from casino.simulation.timeline import Play, play_together
 from shoes import services as packs
 from shoes.models import Pack, PackKind, PackState
@@ -58,6 +58,13 @@ PHARAO_TABLE = 4
 CERCLE_TABLE = 5
 MISREAD = 3  # the commissioner reads this one's seal wrong
 SEAL_MISREAD_AS = "RF-2026-0030"
+
+
+# The day's misconduct, for the detectors to find (docs/detectors.md): the second crew's croupier
+# gets announcements wrong and tries stakes after the first card at table 2; in the evening at
+# table 3 a seat knows the cards.
+TABLE_2 = Planted(misannounce=0.15, past_post=0.03)
+TABLE_3 = Planted(lucky_seat="12", lucky_amount=40_000)
 
 
 @dataclass(frozen=True)
@@ -165,14 +172,14 @@ def _two_seances(
     """The first crew's day: table 1 in the afternoon, a break, table 3 in the evening."""
     yield from seance(afternoon, crew, house, rng, coups=seances.table_1)
     yield pace.pause(rng, pace.BREAK)
-    yield from seance(evening, crew, house, rng, coups=seances.table_3)
+    yield from seance(evening, crew, house, rng, coups=seances.table_3, planted=TABLE_3)
 
 
 def _second_crew(
     crew: Crew, house: House, rng: random.Random, table: Table, pharao: Table, seances: Seances
 ) -> Play:
     """The second crew's day: table 2 in the afternoon, a break, Pharao at table 4."""
-    yield from seance(table, crew, house, rng, coups=seances.table_2)
+    yield from seance(table, crew, house, rng, coups=seances.table_2, planted=TABLE_2)
     yield pace.pause(rng, pace.BREAK)
     yield from pharao_seance(pharao, crew, house, rng, tailles_to_play=seances.pharao)
 

@@ -25,6 +25,7 @@ from django.contrib.auth.models import User
 from casino.floor import coups
 from casino.floor.models import Account, CashTransfer, FloatCount, PostedReglement, Shift, Table
 from casino.floor.services import (
+    LateStake,
     balance,
     count_countersign,
     count_record,
@@ -36,7 +37,10 @@ from casino.floor.services import (
     transfer_countersign,
     transfer_record,
 )
+from casino.games.cards import card
+from casino.games.reglement import Reglement
 from casino.games.simulator import cut, random_stakes, shuffled
+from casino.games.trente_et_quarante import CoupDeal, Result
 from casino.simulation import pace
 from casino.simulation.timeline import Play
 from shoes import services as packs
@@ -105,12 +109,49 @@ def table_for(
     )
 
 
+@dataclass(frozen=True)
+class Planted:
+    """What a dishonest crew or patron does in a simulated séance, for the detectors to find
+    (docs/detectors.md; the demo plants some of each).
+
+    ``lucky_seat``: a seat whose player knows the cards (a confederate of the tailleur): before
+    the first card he stakes ``lucky_amount`` on the chance the coming coup will win, in one coup
+    of ``lucky_every`` (a seat the honest players, at seats 1 to 9, never take).
+    ``misannounce``: the chance the croupier announces a result the cards do not say.
+    ``past_post``: the chance, at each card, that the croupier tries a stake after it.
+    """
+
+    lucky_seat: str | None = None
+    lucky_amount: int = 50_000
+    lucky_every: int = 2
+    misannounce: float = 0.0
+    past_post: float = 0.0
+
+
+HONEST = Planted()
+
+
+def coming_winner(talon: list[str], rules: Reglement) -> str | None:
+    """The chance the coup dealt from the top of ``talon`` will win (what a player who knows the
+    cards stakes on), or None when it decides nothing for rouge and noir."""
+    deal = CoupDeal(rules)
+    for code in talon:
+        if deal.complete:
+            break
+        deal.lay(card(code))
+    outcome = deal.outcome()
+    if outcome.result not in (Result.NOIR, Result.ROUGE):
+        return None
+    return outcome.result.value
+
+
 @dataclass
 class _Seance:
     table: Table
     crew: Crew
     house: House
     rng: random.Random
+    planted: Planted = HONEST
     shift: Shift | None = None
     pack: Pack | None = None
     talon: list[str] = field(default_factory=list)
@@ -131,12 +172,14 @@ def seance(
     stakes_per_coup: int = 5,
     close: bool = True,
     count_back_at_close: bool = True,
+    planted: Planted = HONEST,
 ) -> Play:
     """Open a séance at ``table``, make a sixain ready, play ``coups`` coups, and close it
     (``close=False``: leave it open, the cards cut, for someone to play the next coup). At the
     close the cards pass and the sixain is counted back, or (``count_back_at_close=False``) it
-    stays at the table in play, its talon uncounted, as a séance closed mid-taille leaves it."""
-    s = _Seance(table, crew, house, rng)
+    stays at the table in play, its talon uncounted, as a séance closed mid-taille leaves it.
+    ``planted``: what a dishonest crew or patron does meanwhile (honest by default)."""
+    s = _Seance(table, crew, house, rng, planted=planted)
     yield from _open(s)
     for n in range(coups):
         if not s.talon:
@@ -252,18 +295,55 @@ def _coup(s: _Seance, n: int, per_coup: int) -> Play:
             on_refait=on_refait,
         )
         yield pace.pause(rng, pace.STAKE)
+    planted = s.planted
+    winner = coming_winner(s.talon, rules) if planted.lucky_seat else None
+    if winner is not None and n % planted.lucky_every == 0:
+        coups.stake_place(
+            actor=crew.croupier,
+            coup_id=coup.pk,
+            ref=f"lucky-{n}",
+            holder=str(planted.lucky_seat),
+            chance=winner,
+            amount=min(planted.lucky_amount, rules.max_stake or planted.lucky_amount),
+        )
     yield pace.pause(rng, pace.LE_JEU_EST_FAIT)
     coups.coup_close_betting(actor=crew.tailleur, coup_id=coup.pk)
-    laid = None
+    laid, dealt = None, []
     while s.talon and (laid is None or not laid.coup_complete):
         yield pace.pause(rng, pace.CARD)
-        laid = coups.coup_lay_card(actor=crew.tailleur, coup_id=coup.pk, code=s.talon.pop(0))
+        dealt.append(s.talon.pop(0))
+        laid = coups.coup_lay_card(actor=crew.tailleur, coup_id=coup.pk, code=dealt[-1])
+        if planted.past_post and rng.random() < planted.past_post:
+            _past_post(s, coup.pk, n)
     yield pace.pause(rng, pace.SETTLEMENT)
-    result = coups.coup_settle(
-        actor=crew.croupier, coup_id=coup.pk, spoken="" if rng.random() > 0.02 else "rouge gagne"
-    )
+    said = CoupDeal.from_codes(dealt, rules).outcome().announcement.result
+    result = coups.coup_settle(actor=crew.croupier, coup_id=coup.pk, spoken=_spoken(s, said))
     if result.last:
         yield from _cards_pass(s)
+
+
+def _past_post(s: _Seance, coup_id: int, n: int) -> None:
+    """The croupier tries a stake once the first card is out: refused, and recorded as evidence."""
+    try:
+        coups.stake_place(
+            actor=s.crew.croupier,
+            coup_id=coup_id,
+            ref=f"late-{n}",
+            holder=str(s.rng.randint(1, 9)),
+            chance=s.rng.choice(("rouge", "noir")),
+            amount=2_000,
+        )
+    except LateStake:
+        return
+    raise AssertionError("a stake after the first card was accepted")
+
+
+def _spoken(s: _Seance, said: str | None) -> str:
+    """What the croupier announces: usually nothing typed (the terminal takes the cards' words),
+    now and then words typed in; a planted croupier gets them wrong (``said``: the cards')."""
+    if s.planted.misannounce and s.rng.random() < s.planted.misannounce:
+        return next(w for w in ("rouge gagne et couleur", "rouge perd et couleur") if w != said)
+    return "" if s.rng.random() > 0.02 else "rouge gagne"
 
 
 def _cards_pass(s: _Seance) -> Play:
