@@ -1,5 +1,6 @@
-"""What ``make demo`` waits for once the worker runs: its verification of the audit chain, then
-every report of the demo rendered and its signature verified here. Exits non-zero otherwise."""
+"""What ``make demo`` waits for once the worker runs: its verification of the audit chain, every
+report of the demo rendered and its signature verified here, and the statistical detectors' runs
+over the demo's séances and day (what they raised, by detector). Exits non-zero otherwise."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db.models import Count
 
-from audit.models import ChainVerification
+from audit.models import Anomaly, ChainVerification
 from casino.outbox.models import OutboxMessage
 from casino.reports.models import Report
 from casino.reports.signing import verify_pdf
@@ -24,6 +26,7 @@ class Command(BaseCommand):
         deadline = time.monotonic() + timeout
         self._chain_verified(deadline)
         self._reports_signed(deadline)
+        self._detectors_ran(deadline)
 
     def _chain_verified(self, deadline: float) -> None:
         message = OutboxMessage.objects.filter(task="audit.chain_verify").order_by("-id").first()
@@ -55,3 +58,22 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{report}: {report.pdf.path} ({report.pages} pages), signature valid"
             )
+
+    def _detectors_ran(self, deadline: float) -> None:
+        runs = OutboxMessage.objects.filter(task__startswith="detectors.")
+        if not runs.exists():
+            raise CommandError("no detector run was asked for: run demo_seed first")
+        while runs.filter(done_at__isnull=True).exists():
+            failed = runs.filter(done_at__isnull=True, failed_at__isnull=False).first()
+            if failed is not None:
+                raise CommandError(f"{failed.task} failed: {failed.last_error}")
+            if time.monotonic() > deadline:
+                raise CommandError("the worker did not run the detectors in time")
+            time.sleep(0.5)
+        raised = (
+            Anomaly.objects.values_list("detector").annotate(n=Count("id")).order_by("detector")
+        )
+        self.stdout.write(
+            f"worker ran the detectors ({runs.count()} runs); anomalies by detector: "
+            + ", ".join(f"{detector} {n}" for detector, n in raised)
+        )
