@@ -207,18 +207,25 @@ def _money(minor: float) -> str:
     return f"{minor / 100:.2f}"
 
 
-def hour_chart(m: Measure, title: str = "result by hour against its 95 % band") -> Chart:
-    """The bank's result per hour (currency units) with its expected value and 95 % band."""
+def hour_chart(m: Measure, *, percent: bool = False) -> Chart:
+    """The bank's result per hour with its expected value and 95 % band: in currency units, or
+    (``percent``) as the hour's hold, the result over what was staked that hour."""
     bands = [h.law.band() for h in m.hours]
+
+    def scale(h: Hour, value: float) -> float:
+        if percent:
+            return 100 * value / h.staked if h.staked else 0.0
+        return value / 100
+
     return Chart(
         "bars",
-        title,
+        "hold by hour against its 95 % band" if percent else "result by hour against its 95 % band",
         [f"{h.hour:%Hh}" if len(m.hours) <= 24 else f"{h.hour:%d %Hh}" for h in m.hours],
-        [h.actual / 100 for h in m.hours],
-        expected=[h.law.mean / 100 for h in m.hours],
-        low=[low / 100 for low, _ in bands],
-        high=[high / 100 for _, high in bands],
-        unit="",
+        [scale(h, h.actual) for h in m.hours],
+        expected=[scale(h, h.law.mean) for h in m.hours],
+        low=[scale(h, low) for h, (low, _) in zip(m.hours, bands, strict=True)],
+        high=[scale(h, high) for h, (_, high) in zip(m.hours, bands, strict=True)],
+        unit=" %" if percent else "",
     )
 
 
