@@ -15,7 +15,6 @@ coup by coup; a dispute's later corrections are not in it (they have their own r
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +32,15 @@ from casino.games.hold_law import Chances, CoupLaw, SumLaw, coup_law, joint_of, 
 from casino.games.trente_et_quarante import Chance, Prisoner
 
 DETECTOR = "hold"
+TEQ_RULE = (
+    "the bank's result against the law of the result of the stakes actually placed: each coup's "
+    "six joint outcomes (odds module, first coup of a full shoe), every stake of the coup and the "
+    "prisoners it began with settled by the engine; two-sided"
+)
+PHARAO_RULE = (
+    "the bank's result against the exact mean and variance of what the stakes exposed at each "
+    "draw (pharao_odds.expected_result, from the cards then left), normal law; two-sided"
+)
 BATCH = 2000  # coups read at a time
 LARGEST = 5  # coups linked from a finding
 
@@ -47,14 +55,16 @@ class Played:
     hour: dt.datetime
     staked: int
     actual: int
-    law: CoupLaw
+    law: CoupLaw | None  # None: only its exact mean and variance are known (a Pharao taille)
     agrees: bool  # the recorded settlements are what the engine gives for the recorded outcome
+    moments: tuple[float, float] = (0.0, 0.0)  # mean, variance when there is no law
+    link: str = "floor.coup"
 
 
-@functools.lru_cache(maxsize=32)
-def _rules(reglement_id: int) -> Any:
-    # Without the limits: a stake's law does not depend on them (the floor refused what they refuse).
-    return PostedReglement.objects.get(pk=reglement_id).engine()
+def _rules(parameters: str) -> Any:
+    # The posted version's engine (cached by its text), without the limits: a stake's law does not
+    # depend on them (the floor refused what they refuse).
+    return PostedReglement(parameters=parameters).engine()
 
 
 def _prison(raw: Iterable[dict[str, Any]]) -> list[Prisoner]:
@@ -88,7 +98,7 @@ def played(shifts: Sequence[int], table: int) -> Iterator[Played]:
                 "coup_id",
                 "coup__number",
                 "coup__shift_id",
-                "coup__reglement_id",
+                "coup__reglement__parameters",
                 "result",
                 "couleur",
                 "void",
@@ -125,11 +135,12 @@ def played(shifts: Sequence[int], table: int) -> Iterator[Played]:
                 )
                 for s in on_coup
             ]
+            rules = _rules(r["coup__reglement__parameters"])
             law = coup_law(
-                Chances.of_shoe(_rules(r["coup__reglement_id"])),
+                Chances.of_shoe(rules),
                 stakes=engine,
                 prison=prison,
-                reglement=_rules(r["coup__reglement_id"]),
+                reglement=rules,
                 last=r["last"],
                 void=r["void"],
             )
@@ -182,25 +193,67 @@ class Measure:
         return self.law.p_value(self.actual)
 
 
+def _law(coups: list[Played]) -> SumLaw:
+    laws = [p.law for p in coups if p.law is not None]
+    if len(laws) == len(coups):
+        return sum_law(laws)
+    return SumLaw(  # Pharao: the exact mean and variance, the normal law
+        sum(p.moments[0] for p in coups), sum(p.moments[1] for p in coups), len(coups), False
+    )
+
+
 def measure(coups: list[Played]) -> Measure:
     by_hour: dict[dt.datetime, list[Played]] = {}
     for p in coups:
         by_hour.setdefault(p.hour, []).append(p)
     hours = [
-        Hour(
-            h,
-            len(ps),
-            sum(p.staked for p in ps),
-            sum(p.actual for p in ps),
-            sum_law(p.law for p in ps),
-        )
+        Hour(h, len(ps), sum(p.staked for p in ps), sum(p.actual for p in ps), _law(ps))
         for h, ps in sorted(by_hour.items())
     ]
-    return Measure(coups, sum_law(p.law for p in coups), hours)
+    return Measure(coups, _law(coups), hours)
+
+
+def pharao_played(shifts: Sequence[int]) -> Iterator[Played]:
+    """The tailles of these Pharao séances: what the bank kept of each (Σ to_bank − paid over its
+    settlements) against the exact mean and variance of what its stakes exposed, draw by draw
+    (``pharao_odds.expected_result``; the draws are a martingale's steps given the layout)."""
+    from casino.floor.play.pharao.models import PharaoSettlement, PharaoStake
+    from casino.floor.play.pharao.models import Taille as PharaoTaille
+    from casino.floor.play.pharao.selectors import taille_document
+    from casino.games.pharao_odds import expected_result
+    from casino.games.pharao_replay import taille_of
+
+    for taille in PharaoTaille.objects.filter(shift_id__in=shifts).order_by("id"):
+        played_taille, rules = taille_of(taille_document(taille))
+        expected = expected_result(played_taille, rules)
+        kept = PharaoSettlement.objects.filter(taille=taille).aggregate(
+            kept=Sum(F("to_bank") - F("paid"))
+        )["kept"]
+        staked = PharaoStake.objects.filter(taille=taille).aggregate(s=Sum("amount"))["s"]
+        yield Played(
+            taille.pk,
+            taille.number,
+            taille.shift_id,
+            timezone.localtime(taille.opened_at).replace(minute=0, second=0, microsecond=0),
+            int(staked or 0),
+            int(kept or 0),
+            None,
+            True,
+            (float(expected.mean), float(expected.variance)),
+            "floor.taille",
+        )
+
+
+def window_measure(shifts: Sequence[Shift]) -> Measure:
+    """The séances of one table, read as its game records them."""
+    ids = [s.pk for s in shifts]
+    if shifts and shifts[0].table.game == Game.PHARAO:
+        return measure(list(pharao_played(ids)))
+    return measure(list(played(ids, shifts[0].table_id))) if shifts else measure([])
 
 
 def seance_measure(shift: Shift) -> Measure:
-    return measure(list(played([shift.pk], shift.table_id)))
+    return window_measure([shift])
 
 
 def _money(minor: float) -> str:
@@ -249,6 +302,7 @@ def finding(
     window: str,
     links: Sequence[Link],
     involved: Sequence[int],
+    rule: str = TEQ_RULE,
 ) -> Finding | None:
     """The finding when the window's result is beyond its law at ``threshold``, else None."""
     if not m.coups or m.law.variance <= 0:
@@ -267,11 +321,7 @@ def finding(
             f"{what}: the bank {direction} {_money(abs(actual))} against an expected "
             f"{_money(law.mean)} (sd {_money(law.sd)}), p = {p:.2g}"
         ),
-        rule=(
-            "the bank's result against the law of the result of the stakes actually placed: each "
-            "coup's six joint outcomes (odds module, first coup of a full shoe), every stake of the "
-            "coup and the prisoners it began with settled by the engine; two-sided"
-        ),
+        rule=rule,
         figures=[
             ("result", _money(actual)),
             ("expected", _money(law.mean)),
@@ -322,11 +372,12 @@ def _crew(shifts: Iterable[Shift]) -> list[int]:
 @at_seance_close
 def seance_hold(shift: Any) -> list[Finding]:
     """The closed séance's result against its law (one test)."""
-    if shift.table.game != Game.TRENTE_ET_QUARANTE:
+    if shift.table.game not in (Game.TRENTE_ET_QUARANTE, Game.PHARAO):
         return []
     m = seance_measure(shift)
     f = finding(
         m,
+        rule=PHARAO_RULE if shift.table.game == Game.PHARAO else TEQ_RULE,
         what=f"Table {shift.table.number}, séance {shift.pk}",
         key=f"seance:{shift.pk}",
         threshold=bonferroni(ALPHA, 1),
@@ -349,7 +400,7 @@ def _opened_between(start: dt.date, end: dt.date) -> list[Shift]:
             opened_at__gte=lo,
             opened_at__lt=hi,
             closed_at__isnull=False,
-            table__game=Game.TRENTE_ET_QUARANTE,
+            table__game__in=[Game.TRENTE_ET_QUARANTE, Game.PHARAO],
         )
         .select_related("table")
         .order_by("opened_at")
@@ -374,7 +425,7 @@ def day_hold(day: dt.date) -> list[Finding]:
     found = []
     for scope, _, shifts in windows:
         table: Table = shifts[0].table
-        m = measure(list(played([s.pk for s in shifts], table.pk)))
+        m = window_measure(shifts)
         label = f"{day:%Y-%m-%d}" if scope == "day" else f"{day:%Y-%m} to {day:%d}"
         f = finding(
             m,
@@ -388,6 +439,7 @@ def day_hold(day: dt.date) -> list[Finding]:
             window=f"{scope} {label}, {len(shifts)} séances",
             links=[Link("floor.shift", s.pk, f"séance {s.pk}") for s in shifts],
             involved=_crew(shifts),
+            rule=PHARAO_RULE if table.game == Game.PHARAO else TEQ_RULE,
         )
         if f:
             found.append(f)

@@ -314,8 +314,9 @@ class ShiftAdmin(LimitsShown, RecordAdmin):
     @admin.display(description=gettext_lazy("taux par heure et sa bande à 95 %"))
     def hold_by_hour(self, shift: Shift) -> str:
         """The séance's hold hour by hour against the band of the stakes actually placed (the hold
-        detector's reading); Trente-et-Quarante only."""
-        if shift.table.game != Game.TRENTE_ET_QUARANTE:
+        detector's reading; at Pharao the tailles' exact mean and variance, normal band); the
+        cercle's house banks nothing."""
+        if shift.table.game not in (Game.TRENTE_ET_QUARANTE, Game.PHARAO):
             return "–"
         # The detectors stand above the floor: read lazily, as the page is drawn.
         from dataclasses import replace

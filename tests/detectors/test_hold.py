@@ -27,6 +27,7 @@ from casino.floor.coups import (
     stake_place,
 )
 from casino.floor.models import CashTransfer
+from casino.floor.selectors import shift_figures
 from casino.floor.services import rundown, transfer_countersign, transfer_record
 from casino.games.cards import card
 from casino.games.trente_et_quarante import CoupDeal, Result
@@ -34,7 +35,8 @@ from casino.reports.signing import verify_pdf
 from casino.simulation.seance import chips_for
 from shoes.services import pack_retire
 from tests.actors import login_admin
-from tests.conftest import close_seance, pass_the_cards, talon
+from tests.conftest import close_seance, open_seance, pass_the_cards, talon
+from tests.floor.pharao_world import pharao_table, play_a_taille
 from tests.reports.test_shift_report import closed_seance, pdf_text, rendered
 
 
@@ -143,3 +145,16 @@ def test_an_honest_simulated_seance_is_within_its_band(cast, posted):
     text = pdf_text(report)
     assert "Hold by hour against its band" in text
     assert f"p = {measure.p_value:.3g} (two-sided)" in text.replace("\n", " ")
+
+
+def test_a_pharao_seance_is_read_taille_by_taille(cast, posted):
+    """At Pharao the bank's result is what its settlements kept, taille by taille (the séance's
+    result of play), against the exact mean and variance of what the stakes exposed."""
+    seance = open_seance(cast, pharao_table(cast))
+    play_a_taille(cast, seance)
+    measure = hold.seance_measure(seance)
+    assert [c.link for c in measure.coups] == ["floor.taille"]
+    assert measure.actual == shift_figures(seance).win
+    assert not measure.law.exact
+    assert measure.law.variance > 0
+    assert (measure.p_value < ALPHA) == bool(hold.seance_hold(seance))

@@ -320,8 +320,8 @@ def test_honest_seances_are_within_the_threshold() -> None:
 
 def test_steered_seances_are_found() -> None:
     """A tailleur steering one coup in two to the outcome that costs the bank most, over séances
-    of 200 coups: found in 5 of these 6 seeded séances at least (measured: 19 in 20, and every
-    séance of 60 coups all steered; see docs/detectors.md for the rates)."""
+    of 200 coups: found in 5 of these 6 seeded séances at least (measured: 170 in 200, and 200 in
+    200 séances of 60 coups all steered; see docs/detectors.md)."""
     p = rates(6, 200, seed=7, steer=0.5)
     assert sum(1 for v in p if v < ALPHA) >= 5, p
     p = rates(3, 60, seed=8, steer=1.0)
