@@ -178,7 +178,8 @@ class Measure:
 
     coups: list[Played]
     law: SumLaw
-    hours: list[Hour]
+    hours: list[Hour]  # the parts: hours, or gaming days (``by_day``)
+    by_day: bool = False
 
     @property
     def actual(self) -> int:
@@ -193,24 +194,33 @@ class Measure:
         return self.law.p_value(self.actual)
 
 
-def _law(coups: list[Played]) -> SumLaw:
+def _law(coups: list[Played], *, normal: bool = False) -> SumLaw:
     laws = [p.law for p in coups if p.law is not None]
-    if len(laws) == len(coups):
+    if len(laws) == len(coups) and not normal:
         return sum_law(laws)
-    return SumLaw(  # Pharao: the exact mean and variance, the normal law
-        sum(p.moments[0] for p in coups), sum(p.moments[1] for p in coups), len(coups), False
+    moments = [p.moments if p.law is None else (p.law.mean, p.law.variance) for p in coups]
+    return SumLaw(  # Pharao, or a part of a month: the exact mean and variance, the normal law
+        sum(m for m, _ in moments), sum(v for _, v in moments), len(coups), False
     )
 
 
-def measure(coups: list[Played]) -> Measure:
-    by_hour: dict[dt.datetime, list[Played]] = {}
+def measure(coups: list[Played], *, by_day: bool = False) -> Measure:
+    """The window's law and its parts: by hour (a séance, a day), or by gaming day (a month: its
+    parts' bands from their exact mean and variance, the normal law, to keep a month's run short)."""
+    parts: dict[dt.datetime, list[Played]] = {}
     for p in coups:
-        by_hour.setdefault(p.hour, []).append(p)
+        parts.setdefault(p.hour.replace(hour=0) if by_day else p.hour, []).append(p)
     hours = [
-        Hour(h, len(ps), sum(p.staked for p in ps), sum(p.actual for p in ps), _law(ps))
-        for h, ps in sorted(by_hour.items())
+        Hour(
+            h,
+            len(ps),
+            sum(p.staked for p in ps),
+            sum(p.actual for p in ps),
+            _law(ps, normal=by_day),
+        )
+        for h, ps in sorted(parts.items())
     ]
-    return Measure(coups, _law(coups), hours)
+    return Measure(coups, _law(coups), hours, by_day)
 
 
 def pharao_played(shifts: Sequence[int]) -> Iterator[Played]:
@@ -244,12 +254,14 @@ def pharao_played(shifts: Sequence[int]) -> Iterator[Played]:
         )
 
 
-def window_measure(shifts: Sequence[Shift]) -> Measure:
+def window_measure(shifts: Sequence[Shift], *, by_day: bool = False) -> Measure:
     """The séances of one table, read as its game records them."""
     ids = [s.pk for s in shifts]
     if shifts and shifts[0].table.game == Game.PHARAO:
-        return measure(list(pharao_played(ids)))
-    return measure(list(played(ids, shifts[0].table_id))) if shifts else measure([])
+        return measure(list(pharao_played(ids)), by_day=by_day)
+    if not shifts:
+        return measure([])
+    return measure(list(played(ids, shifts[0].table_id)), by_day=by_day)
 
 
 def seance_measure(shift: Shift) -> Measure:
@@ -272,8 +284,15 @@ def hour_chart(m: Measure, *, percent: bool = False) -> Chart:
 
     return Chart(
         "bars",
-        "hold by hour against its 95 % band" if percent else "result by hour against its 95 % band",
-        [f"{h.hour:%Hh}" if len(m.hours) <= 24 else f"{h.hour:%d %Hh}" for h in m.hours],
+        f"{'hold' if percent else 'result'} by {'day' if m.by_day else 'hour'} against its 95 % band",
+        [
+            f"{h.hour:%d}"
+            if m.by_day
+            else f"{h.hour:%Hh}"
+            if len(m.hours) <= 24
+            else f"{h.hour:%d %Hh}"
+            for h in m.hours
+        ],
         [scale(h, h.actual) for h in m.hours],
         expected=[scale(h, h.law.mean) for h in m.hours],
         low=[scale(h, low) for h, (low, _) in zip(m.hours, bands, strict=True)],
@@ -341,10 +360,17 @@ def finding(
         key=key,
         subject=subject,
         window=window,
-        columns=["hour", "coups", "stakes", "result", "expected", "95 % band"],
+        columns=[
+            "day" if m.by_day else "hour",
+            "coups",
+            "stakes",
+            "result",
+            "expected",
+            "95 % band",
+        ],
         rows=[
             [
-                f"{h.hour:%Y-%m-%d %H:00}",
+                f"{h.hour:%Y-%m-%d}" if m.by_day else f"{h.hour:%Y-%m-%d %H:00}",
                 h.coups,
                 _money(h.staked),
                 _money(h.actual),
@@ -425,7 +451,7 @@ def day_hold(day: dt.date) -> list[Finding]:
     found = []
     for scope, _, shifts in windows:
         table: Table = shifts[0].table
-        m = window_measure(shifts)
+        m = window_measure(shifts, by_day=scope == "month")
         label = f"{day:%Y-%m-%d}" if scope == "day" else f"{day:%Y-%m} to {day:%d}"
         f = finding(
             m,

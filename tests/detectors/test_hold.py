@@ -117,11 +117,15 @@ def test_a_confederate_who_knows_the_cards_is_found(cast, shift, sixain_in_play)
         f"table:{shift.table.number}:month:{day:%Y-%m}",
     ]
     assert all("/ 2 tests" in f.threshold for f in found)
+    day_finding, month_finding = sorted(found, key=lambda f: ":month:" in f.key)
+    assert (day_finding.columns[0], month_finding.columns[0]) == ("hour", "day")
+    assert dict(month_finding.figures)["result"] == f"{measure.actual / 100:.2f}"
 
     # The séance's page draws its hold by hour against its band (inline SVG, nothing fetched).
     client = Client()
     login_admin(client, cast.directeur)
     page = client.get(f"/admin/floor/shift/{shift.pk}/change/").content.decode()
+    assert "taux par heure (barres), attendu (trait) et bande à 95 %" in page
     assert "<svg" in page
     assert "http://" not in page.split("<svg", 1)[1].split("</svg>", 1)[0].replace(
         'xmlns="http://www.w3.org/2000/svg"', ""
