@@ -34,8 +34,12 @@ first coup's law to within the effect of where in the talon it starts.
 Exact while it fits: the sum lives on the lattice of the greatest common divisor of the amounts
 the coups can give; while the lattice's cells between the sum's extremes (or ± 9 standard
 deviations) stay under ``MAX_CELLS``, the law is convolved exactly, coup by coup, cutting the
-tails only where their mass is below ``TAIL`` (1e-12 over the whole sum). Otherwise the normal law
-with the exact mean and variance: many independent bounded coups; the Berry–Esseen bound
+tails only where their mass is below ``TAIL`` (1e-12 over the whole sum). Amounts in cents rarely
+share a useful divisor: then a coarser lattice, each amount rounded to it, while the rounding
+errors add up to at most ``SLACK`` standard deviations (and coups × cells stays under
+``MAX_WORK``); their bounded sum is read conservatively (the tails a ``slack`` further out), so the
+p-value is never smaller than the exact law's. Otherwise the normal law with the exact mean and
+variance: many independent bounded coups; the Berry–Esseen bound
 (Shevtsova's constant 0.56 for non-identical summands) is given with each normal law, and the
 tests check the normal tail against the exact law on a séance that fits both.
 
