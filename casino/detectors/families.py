@@ -1,1 +1,2 @@
 """Every family of detectors, imported once so that each registers its runs (``frame``)."""
+from casino.detectors import hold  # noqa: F401  (hold against expectation)

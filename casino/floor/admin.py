@@ -270,6 +270,7 @@ class ShiftAdmin(LimitsShown, RecordAdmin):
         "closed_at",
         "figures",
         "cash_rundown",
+        "hold_by_hour",
     ]
     fields = readonly_fields
 
@@ -309,6 +310,28 @@ class ShiftAdmin(LimitsShown, RecordAdmin):
             "closing": shown.money(r.closing),
             "variance": shown.money(r.variance),
         }
+
+    @admin.display(description=gettext_lazy("taux par heure et sa bande à 95 %"))
+    def hold_by_hour(self, shift: Shift) -> str:
+        """The séance's hold hour by hour against the band of the stakes actually placed (the hold
+        detector's reading; at Pharao the tailles' exact mean and variance, normal band); the
+        cercle's house banks nothing."""
+        if shift.table.game not in (Game.TRENTE_ET_QUARANTE, Game.PHARAO):
+            return "–"
+        # The detectors stand above the floor: read lazily, as the page is drawn.
+        from dataclasses import replace
+
+        from casino.detectors.hold import hour_chart, seance_measure
+        from casino.detectors.svg import svg
+
+        measure = seance_measure(shift)
+        if not measure.coups:
+            return "–"
+        chart = replace(
+            hour_chart(measure, percent=True),
+            title=_("taux par heure (barres), attendu (trait) et bande à 95 %"),
+        )
+        return svg(chart)
 
 
 @admin.register(Account)

@@ -3,8 +3,6 @@ the money, the prison, the rundown, disputes, anomalies, two charts and the audi
 
 from __future__ import annotations
 
-import functools
-import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +17,8 @@ from reportlab.platypus import Flowable, Spacer
 
 from audit.models import Anomaly
 from casino import clock
+from casino.detectors.frame import Chart
+from casino.detectors.hold import Measure, hour_chart, seance_measure
 from casino.disputes.models import about_seances
 from casino.floor.coups import table_prison
 from casino.floor.models import (
@@ -33,8 +33,6 @@ from casino.floor.models import (
 from casino.floor.registry import game_part
 from casino.floor.selectors import shift_figures
 from casino.floor.services import rundown, till_account
-from casino.games.odds import composition_of_decks, edges, first_coup
-from casino.games.reglement import Reglement
 from casino.police.models import Observation
 from casino.reports.models import Report
 from casino.reports.pdf import SMALL, WIDTH, Cards, Document, grid, heading, para, text
@@ -444,40 +442,11 @@ def _anomalies(doc: Document, shift: Shift, packs: list[Pack]) -> None:
     doc.add(grid(rows, [80, 80, 40, WIDTH - 270, 70]))
 
 
-@functools.lru_cache(maxsize=8)
-def _edges(parameters: str) -> dict[str, Any]:
-    rules = Reglement.from_json(parameters)
-    return edges(first_coup(composition_of_decks(6, rules)), rules)
-
-
-def expected_result(shift: Shift, rules: Reglement) -> tuple[float, float, int]:
-    """The bank's expected result of the séance's stakes and its standard deviation, from the
-    odds module's exact per-stake edge and variance (stakes taken as independent), and the drop."""
-    table = _edges(rules.to_json())
-    mean = variance = 0.0
-    drop = 0
-    for chance, amount, insured, on_refait in (
-        Stake.objects.filter(coup__shift=shift, withdrawal__isnull=True)
-        .values_list("chance", "amount", "insured", "on_refait")
-        .iterator(chunk_size=2000)
-    ):
-        if insured:
-            mode = "insured"
-        elif rules.refait_mode == "choice":
-            mode = (
-                on_refait
-                if on_refait in ("half", "prison")
-                else "prison"
-                if on_refait
-                else rules.refait_default
-            )
-        else:
-            mode = rules.refait_mode
-        edge = table[chance][mode if mode in ("half", "prison", "insured") else "choice"]
-        mean += edge.edge * amount
-        variance += edge.variance * amount * amount
-        drop += amount
-    return mean, math.sqrt(variance), drop
+def expected_result(shift: Shift) -> Measure:
+    """The séance's actual result against the law of the result of the stakes actually placed:
+    each coup's joint outcome, all its stakes and prisoners together through the engine
+    (``casino.detectors.hold``, the detector's own reading), hour by hour too."""
+    return seance_measure(shift)
 
 
 def _by_hour(doc: Document, shift: Shift) -> None:
@@ -507,27 +476,103 @@ def _by_hour(doc: Document, shift: Shift) -> None:
 
 
 def _hold(doc: Document, shift: Shift) -> None:
-    coup = Coup.objects.filter(shift=shift).select_related("reglement").first()
-    rules = (coup.reglement if coup else shift.reglement).engine()
-    mean, sd, drop = expected_result(shift, rules)
-    figures = shift_figures(shift)
+    m = expected_result(shift)
     doc.add(heading("Hold réel et attendu", "Actual vs. expected hold"))
-    if not drop:
+    if not m.drop:
         doc.add(para("aucune mise / no stakes"))
         return
-    expected, low, high = (100 * v / drop for v in (mean, mean - 1.96 * sd, mean + 1.96 * sd))
-    actual = 100 * figures.win / drop
+    law, drop = m.law, m.drop
+    expected, low, high = (100 * v / drop for v in (law.mean, *law.band()))
+    actual = 100 * m.actual / drop
     doc.add(hold_drawing(actual, expected, low, high))
+    if law.exact and not law.slack:
+        how = f"loi exacte / exact law on the lattice of {money(law.step)}"
+    elif law.exact:
+        how = (
+            f"loi sur un réseau de / law on a lattice of {money(law.step)}, "
+            f"arrondis / rounding at most {money(int(law.slack))}, lue prudemment / read conservatively"
+        )
+    else:
+        how = f"loi normale / normal law (Berry-Esseen {law.berry_esseen:.2g})"
     doc.add(
         para(
             text(
                 f"hold réel / actual {actual:.2f} %; attendu / expected {expected:.2f} %, bande à "
-                f"95 % / 95 % band [{low:.2f} %, {high:.2f} %] (odds module: exact edge and variance "
-                f"of each stake under {rules.name}, normal approximation over {drop / 100:,.2f} staked)"
+                f"95 % / 95 % band [{low:.2f} %, {high:.2f} %], p = {m.p_value:.3g} (two-sided). "
+                f"Each coup's six joint outcomes (odds module), all its stakes and the prisoners it "
+                f"began with settled by the engine together; {how}; {len(m.coups)} coups, "
+                f"{drop / 100:,.2f} staked."
             ),
             SMALL,
         )
     )
+    doc.add(heading("Hold par heure et sa bande", "Hold by hour against its band"))
+    doc.add(hour_drawing(hour_chart(m, percent=True)))
+
+
+def hour_drawing(chart: Chart, height: int = 140) -> Drawing:
+    """A ``bars`` chart (``casino.detectors.frame.Chart``) as a vector drawing: each bar's band
+    in light blue, its expected value as a blue tick, the bar itself dark (red outside its band)."""
+    values = list(chart.values) or [0.0]
+    everything = [*values, *chart.expected, *chart.low, *chart.high, 0.0]
+    lo, hi = min(everything), max(everything)
+    if hi == lo:
+        hi = lo + 1
+    left, bottom, top = 44, 16, 12
+    plot_w, plot_h = WIDTH - left - 10, height - bottom - top
+
+    def y(value: float) -> float:
+        return bottom + (value - lo) / (hi - lo) * plot_h
+
+    drawing = Drawing(WIDTH, height)
+    step = plot_w / len(values)
+    for i, value in enumerate(values):
+        x = left + i * step
+        inside = True
+        if i < len(chart.low) and i < len(chart.high):
+            drawing.add(
+                Rect(
+                    x + 1,
+                    y(chart.low[i]),
+                    step - 2,
+                    max(y(chart.high[i]) - y(chart.low[i]), 0.5),
+                    fillColor=colors.HexColor("#d6eaf8"),
+                    strokeColor=None,
+                )
+            )
+            inside = chart.low[i] <= value <= chart.high[i]
+        base, end = sorted((y(0.0), y(value)))
+        drawing.add(
+            Rect(
+                x + step * 0.3,
+                base,
+                step * 0.4,
+                max(end - base, 0.5),
+                fillColor=colors.HexColor("#2c3e50" if inside else "#c0392b"),
+                strokeColor=None,
+            )
+        )
+        if i < len(chart.expected):
+            drawing.add(
+                Line(
+                    x + step * 0.15,
+                    y(chart.expected[i]),
+                    x + step * 0.85,
+                    y(chart.expected[i]),
+                    strokeColor=colors.HexColor("#2980b9"),
+                    strokeWidth=1.5,
+                )
+            )
+        if i < len(chart.labels):
+            drawing.add(String(x + step / 2, 3, chart.labels[i], fontSize=6.5, textAnchor="middle"))
+    drawing.add(Line(left, y(0.0), WIDTH - 10, y(0.0), strokeColor=colors.grey))
+    for value in (lo, hi):
+        drawing.add(
+            String(
+                left - 4, y(value) - 2, f"{value:.4g}{chart.unit}", fontSize=6.5, textAnchor="end"
+            )
+        )
+    return drawing
 
 
 def hold_drawing(actual: float, expected: float, low: float, high: float) -> Drawing:
