@@ -271,6 +271,7 @@ class AnomalyAdmin(RecordAdmin):
         column += 1 if self.get_actions(request) else 0
         oldest = {"state__exact": AnomalyState.OPEN.value, "o": str(column)}
         context = {
+            "title": _("File des anomalies à examiner"),
             "counts": counts,
             "count_tables": [
                 (title, id_, [(row.label, row.cells(changelist)) for row in rows])

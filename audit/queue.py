@@ -182,7 +182,7 @@ def over_time_svg(
         )
     for i, (day, counts) in enumerate(series):
         x, base = left + i * step, top + plot_h
-        shown_day = escape(date_format(day, "j M"))
+        shown_day = escape(date_format(day, "j b"))
         for severity, colour in COLOURS:
             n = counts.get(severity, 0)
             if not n:
