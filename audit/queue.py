@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.apps import apps
-from django.db.models import Case, CharField, Count, Min, Q, QuerySet, Value, When
+from django.db.models import Case, CharField, Count, Min, Q, Value, When
 from django.db.models.functions import TruncDate
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
@@ -124,9 +124,7 @@ def queue_counts(now: dt.datetime) -> QueueCounts:
     )
 
 
-def raised_per_day(
-    today: dt.date, *, days: int = 30, anomalies: QuerySet[Anomaly] | None = None
-) -> list[tuple[dt.date, dict[str, int]]]:
+def raised_per_day(today: dt.date, *, days: int = 30) -> list[tuple[dt.date, dict[str, int]]]:
     """The anomalies raised on each of the last ``days`` gaming days (the casino's days, today
     included), counted by severity: one query."""
     zone = timezone.get_current_timezone()
@@ -134,8 +132,7 @@ def raised_per_day(
     start = dt.datetime.combine(first, dt.time(), tzinfo=zone)
     counts: dict[dt.date, dict[str, int]] = defaultdict(dict)
     rows = (
-        (Anomaly.objects.all() if anomalies is None else anomalies)
-        .filter(detected_at__gte=start)
+        Anomaly.objects.filter(detected_at__gte=start)
         .annotate(day=TruncDate("detected_at", tzinfo=zone))
         .values_list("day", "severity")
         .annotate(n=Count("id"))

@@ -323,3 +323,9 @@ def test_the_queue_page_asks_the_same_few_queries_however_many_anomalies_wait(ca
     assert len(lots) == len(few)
     assert response.context["counts"].pending == 315  # three states in four
     assert len(lots) <= 20, [q["sql"][:120] for q in lots.captured_queries]
+
+    # Every open one at once is more than a batch holds: the page says so and asks nothing.
+    everything = {"action": "acknowledge_selected", "select_across": "1", "index": "0"}
+    asked = client.post(QUEUE, {**everything, "_selected_action": ["1"]}).content.decode()
+    assert f"au plus {BATCH_LIMIT} anomalies" in asked
+    assert 'id="bulk-review"' not in asked
