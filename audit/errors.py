@@ -1,6 +1,6 @@
 """Errors of the audit domain."""
 
-from casino.errors import Conflict, ReasonRequired, SegregationViolation
+from casino.errors import Conflict, DomainError, ReasonRequired, SegregationViolation
 
 
 class ReviewReasonRequired(ReasonRequired):
@@ -17,3 +17,9 @@ class ReviewerInvolved(SegregationViolation):
     """A person whose acts are in question does not review the anomaly about them."""
 
     code = "reviewer_involved"
+
+
+class ReviewBatchTooLarge(DomainError):
+    """A batch review holds the audit chain while it writes: a few hundred anomalies at most."""
+
+    code = "review_batch_too_large"

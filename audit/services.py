@@ -9,7 +9,12 @@ from django.db import IntegrityError, models, transaction
 from django.utils.translation import gettext as _
 
 from audit.chain import Verification, audit_record, verify_chain
-from audit.errors import IllegalReviewStep, ReviewerInvolved, ReviewReasonRequired
+from audit.errors import (
+    IllegalReviewStep,
+    ReviewBatchTooLarge,
+    ReviewerInvolved,
+    ReviewReasonRequired,
+)
 from audit.models import (
     ANOMALY_TRANSITIONS,
     Anomaly,
@@ -19,7 +24,7 @@ from audit.models import (
     Severity,
 )
 from casino import clock
-from casino.errors import NotFound
+from casino.errors import DomainError, NotFound
 from casino.people.roles import Role
 from casino.people.services import require_role
 
@@ -106,6 +111,76 @@ def anomaly_review(
             _("l'anomalie %(anomaly)s n'existe pas") % {"anomaly": anomaly_id}, where="anomaly"
         ) from None
     to_state = AnomalyState(to_state)
+    _check_review(actor, anomaly, to_state)
+    reason = _reason(reason)
+    return _write_review(actor, anomaly, to_state, reason)
+
+
+# A batch holds the audit chain's lock (every act of the house waits) from its first event to its
+# commit. Two hundred steps took 0.39 s, the chain held for the last 0.16 s of it, on the loaded
+# two-core test machine; a month's queue at once would hold the house for a minute or more, and
+# one reason for thousands of anomalies is not a review anyway.
+BATCH_LIMIT = 200
+
+
+@transaction.atomic
+def anomalies_review(
+    *, actor: Any, anomaly_ids: Iterable[int], to_state: AnomalyState | str, reason: str
+) -> list[Anomaly]:
+    """The same review step, with one reason, for each anomaly: all of them or none.
+
+    Each step is checked and audited exactly as ``anomaly_review`` does (the step legal from the
+    anomaly's state, the actor's role, the actor not among the people in question); when any one
+    is refused, the batch is refused as a whole, naming that anomaly, and nothing is recorded.
+    Every anomaly is checked before the first is written, so a refused batch never takes the audit
+    chain's lock.
+    """
+    ids = sorted({int(pk) for pk in anomaly_ids})
+    to_state = AnomalyState(to_state)
+    reason = _reason(reason)
+    if not ids:
+        raise NotFound(_("aucune anomalie choisie"), where="anomaly_ids")
+    if len(ids) > BATCH_LIMIT:
+        raise ReviewBatchTooLarge(
+            _("un lot compte au plus %(limit)s anomalies ; %(count)s choisies")
+            % {"limit": BATCH_LIMIT, "count": len(ids)},
+            where="anomaly_ids",
+        )
+    # Locked in one order (their numbers): two batches that share anomalies wait, never deadlock.
+    anomalies = list(Anomaly.objects.select_for_update().filter(pk__in=ids).order_by("pk"))
+    missing = sorted(set(ids) - {a.pk for a in anomalies})
+    if missing:
+        raise NotFound(
+            _("l'anomalie %(anomaly)s n'existe pas") % {"anomaly": missing[0]}, where="anomaly_ids"
+        )
+    for anomaly in anomalies:
+        try:
+            _check_review(actor, anomaly, to_state)
+        except DomainError as refused:
+            raise type(refused)(
+                _(
+                    "rien n'est enregistré : l'anomalie %(anomaly)s (%(summary)s) est refusée : %(why)s"
+                )
+                % {"anomaly": anomaly.pk, "summary": anomaly.summary[:80], "why": refused.message},
+                where=f"anomaly:{anomaly.pk}",
+            ) from refused
+    # Every row first, then the audit events: the chain's lock is taken at the first event.
+    payloads = [_apply_review(actor, anomaly, to_state, reason) for anomaly in anomalies]
+    for anomaly, payload in zip(anomalies, payloads, strict=True):
+        _audit_review(actor, anomaly, payload)
+    return anomalies
+
+
+def _reason(reason: str | None) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise ReviewReasonRequired(_("une étape d'examen demande une raison"), where="reason")
+    return reason
+
+
+def _check_review(actor: Any, anomaly: Anomaly, to_state: AnomalyState) -> None:
+    """Refuse the step unless it is legal from the anomaly's state, the actor holds a role that
+    takes it, and the actor is not among the people in question."""
     step = (AnomalyState(anomaly.state), to_state)
     if step not in REVIEWERS:
         raise IllegalReviewStep(
@@ -124,9 +199,18 @@ def anomaly_review(
             % {"user": actor.username, "anomaly": anomaly.pk},
             where="actor",
         )
-    reason = (reason or "").strip()
-    if not reason:
-        raise ReviewReasonRequired(_("une étape d'examen demande une raison"), where="reason")
+
+
+def _write_review(actor: Any, anomaly: Anomaly, to_state: AnomalyState, reason: str) -> Anomaly:
+    """The step itself, once checked: its review row, the new state, and its audit event."""
+    _audit_review(actor, anomaly, _apply_review(actor, anomaly, to_state, reason))
+    return anomaly
+
+
+def _apply_review(
+    actor: Any, anomaly: Anomaly, to_state: AnomalyState, reason: str
+) -> dict[str, Any]:
+    """The review row and the new state; returns what the audit event says."""
     review = AnomalyReview.objects.create(
         anomaly=anomaly,
         at=clock.now(),
@@ -138,13 +222,11 @@ def anomaly_review(
     from_state = anomaly.state
     anomaly.state = to_state
     anomaly.save(update_fields=["state"])
-    audit_record(
-        actor=actor,
-        action="anomaly.reviewed",
-        subject=anomaly,
-        payload={"review": review.pk, "from": from_state, "to": to_state.value, "reason": reason},
-    )
-    return anomaly
+    return {"review": review.pk, "from": from_state, "to": to_state.value, "reason": reason}
+
+
+def _audit_review(actor: Any, anomaly: Anomaly, payload: dict[str, Any]) -> None:
+    audit_record(actor=actor, action="anomaly.reviewed", subject=anomaly, payload=payload)
 
 
 def chain_verify_and_record() -> Verification:
