@@ -205,6 +205,8 @@ class Anomaly(models.Model):
         verbose_name = _("anomalie")
         verbose_name_plural = _("anomalies")
         permissions = [("review_anomaly", "Can review anomalies")]
+        # The queue's first view: what waits, oldest first.
+        indexes = [models.Index(fields=["state", "detected_at"], name="anomaly_state_age")]
         triggers = [
             pgtrigger.Protect(name="not_deleted", operation=pgtrigger.Delete),
             pgtrigger.ReadOnly(name="only_state_changes", exclude=["state"]),
