@@ -8,9 +8,12 @@ unshuffled). A test below the posted threshold raises one ``cards`` anomaly per 
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+from django.db.models import Q
 
 from casino.detectors.frame import Chart, Finding, Link, at_seance_close
 from casino.detectors.stats import bonferroni
@@ -51,21 +54,36 @@ def _tailles(shift: Shift) -> list[tuple[int, int]]:
     return list(seen)
 
 
-def _earlier(pack_id: int, taille: int, start: dt.datetime) -> dict[str, list[str]]:
-    """The cards laid, in order, in every other sixain taille dealt in the ``SLUG_WINDOW`` before
-    ``start`` (a slug is the later of the two: the earlier one raises nothing for it)."""
-    rows = (
-        CardLaid.objects.filter(
-            at__gte=start - SLUG_WINDOW, at__lt=start, burned=False, pack__kind=PackKind.SIXAIN
+@dataclass(frozen=True)
+class _Dealt:
+    """A sixain taille dealt in the window, for the slug: when its first card was laid, its
+    name and its cards in order."""
+
+    first_at: dt.datetime
+    name: str
+    cards: list[str]
+
+
+def _dealt_since(since: dt.datetime) -> dict[tuple[int, int], _Dealt]:
+    """Every sixain taille with cards laid since ``since`` (read through the packs of the
+    séances open since then: the index on a pack's cards, not a scan of every card)."""
+    recent = Shift.objects.filter(Q(closed_at__isnull=True) | Q(closed_at__gte=since))
+    pack_ids = set(
+        Coup.objects.filter(shift__in=recent, pack__kind=PackKind.SIXAIN).values_list(
+            "pack_id", flat=True
         )
-        .exclude(pack_id=pack_id, taille=taille)
-        .order_by("pack_id", "taille", "seq")
-        .values_list("pack__seal_number", "taille", "card")
     )
-    found: dict[str, list[str]] = defaultdict(list)
-    for seal, t, code in rows:
-        found[f"{seal} taille {t}"].append(code)
-    return dict(found)
+    found: dict[tuple[int, int], _Dealt] = {}
+    for pack_id, seal, taille, code, at in (
+        CardLaid.objects.filter(pack_id__in=pack_ids, burned=False, at__gte=since)
+        .order_by("pack_id", "seq")
+        .values_list("pack_id", "pack__seal_number", "taille", "card", "at")
+    ):
+        key = (pack_id, taille)
+        if key not in found:
+            found[key] = _Dealt(at, f"{seal} taille {taille}", [])
+        found[key].cards.append(code)
+    return found
 
 
 class _Taille:
@@ -254,8 +272,17 @@ def _evidence_refs(test: law.Test, figures: Sequence[law.CoupFigures]) -> list[s
     return [f.ref for f in counted]
 
 
-def taille_tests(t: _Taille) -> list[law.Test]:
-    earlier = _earlier(t.pack.pk, t.taille, t.first_at) if t.first_at else {}
+def taille_tests(t: _Taille, dealt: dict[tuple[int, int], _Dealt]) -> list[law.Test]:
+    """The tests of one taille; for the slug, against the tailles of ``dealt`` begun in the
+    ``SLUG_WINDOW`` before it (a slug is the later of the two: the earlier raises nothing)."""
+    start = t.first_at
+    earlier = {
+        d.name: d.cards
+        for key, d in dealt.items()
+        if start is not None
+        and key != (t.pack.pk, t.taille)
+        and start - SLUG_WINDOW <= d.first_at < start
+    }
     return law.sixain_tests(law.coup_figures(t.start, t.dealt), t.cards, earlier)
 
 
@@ -263,7 +290,9 @@ def taille_tests(t: _Taille) -> list[law.Test]:
 def sixain_cards(shift: Shift) -> list[Finding]:
     """Every sixain taille dealt in the séance, tested; a finding for each that fails a test."""
     tailles = [_Taille(Pack.objects.get(pk=p), n) for p, n in _tailles(shift)]
-    tested = [(t, taille_tests(t)) for t in tailles if t.dealt]
+    starts = [t.first_at for t in tailles if t.first_at is not None]
+    dealt = _dealt_since(min(starts) - SLUG_WINDOW) if starts else {}
+    tested = [(t, taille_tests(t, dealt)) for t in tailles if t.dealt]
     count = sum(len(tests) for _, tests in tested)
     alpha = bonferroni(ALPHA, count)
     findings = []
