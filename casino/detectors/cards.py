@@ -138,35 +138,6 @@ class _Taille:
         return f"sixain {self.pack.seal_number} taille {self.taille}"
 
 
-def _firing_range(
-    test: law.Test, threshold: float, figures: Sequence[law.CoupFigures]
-) -> tuple[float, float]:
-    """The values of the statistic that would not fire at ``threshold`` (for the chart)."""
-    counted = [f for f in figures if f.counted]
-    if test.name in ("rows_31", "refaits", "apres"):
-        if test.name == "rows_31":
-            chances = [f.p_noir_31 for f in counted]
-            chances += [f.p_rouge_31 for f in counted if f.noir_total is not None]
-        elif test.name == "refaits":
-            chances = [f.p_rouge_31 for f in counted if f.noir_total == 31]
-        else:
-            chances = [f.p_rouge_same for f in counted if f.noir_total and f.noir_total > 31]
-        pb = law.poisson_binomial(chances)
-        two = 2.0 if test.name == "apres" else 1.0
-        low, high, below = 0, len(chances), 0.0
-        for k, mass in enumerate(pb):
-            below += mass
-            if two * below < threshold:
-                low = k + 1
-        above = 0.0
-        for k in range(len(pb) - 1, -1, -1):
-            above += pb[k]
-            if above * two < threshold:
-                high = k - 1
-        return low, high
-    return 0.0, test.observed if test.p_value >= threshold else test.observed - 1
-
-
 def _finding(t: _Taille, tests: list[law.Test], fired: list[law.Test], alpha: float) -> Finding:
     figures = law.coup_figures(t.start, t.dealt)
     worst = min(fired, key=lambda x: x.p_value)
@@ -192,7 +163,8 @@ def _finding(t: _Taille, tests: list[law.Test], fired: list[law.Test], alpha: fl
         for ref in evidence_refs
         if (coup := t.coup_of_ref.get(ref)) is not None
     ]
-    low, high = _firing_range(worst, alpha, figures)
+    quiet = worst.quiet_range(alpha)
+    low, high = quiet if quiet is not None else (worst.expected, worst.expected)
     return Finding(
         detector=DETECTOR,
         summary=f"{t.name}: {names} beyond chance (p = {_text(worst.p_value)})",

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
@@ -396,6 +396,25 @@ class Test:
     trials: int
     p_value: float
     detail: str = ""
+    # The p-value the test gives each possible value of the statistic (``support``): the range
+    # that would not fire at a threshold is read from it (``quiet_range``).
+    tail: Callable[[int], float] | None = field(default=None, compare=False, repr=False)
+    support: range = field(default=range(0), compare=False, repr=False)
+
+    def quiet_range(self, threshold: float) -> tuple[int, int] | None:
+        """The least and the greatest values of the statistic whose p-value is at least
+        ``threshold`` (``None`` when the test cannot say)."""
+        if self.tail is None:
+            return None
+        quiet = [v for v in self.support if self.tail(v) >= threshold]
+        return (min(quiet), max(quiet)) if quiet else None
+
+
+def _given(
+    tail: Callable[[int, Sequence[float]], float], chances: Sequence[float]
+) -> Callable[[int], float]:
+    """``tail`` with its chances fixed (the chances of one test, not of the next)."""
+    return lambda observed: tail(observed, chances)
 
 
 TESTS = ("rows_31", "refaits", "apres", "runs", "balance", "longest_run", "slug")
@@ -426,6 +445,8 @@ def sixain_tests(
             sum(chances),
             len(rows),
             poisson_binomial_upper(observed, chances),
+            tail=_given(poisson_binomial_upper, chances),
+            support=range(len(rows) + 1),
         )
     )
     # Refaits: a first row at 31 followed by a second at 31.
@@ -440,6 +461,8 @@ def sixain_tests(
             sum(chances),
             len(after_31),
             poisson_binomial_upper(observed, chances),
+            tail=_given(poisson_binomial_upper, chances),
+            support=range(len(after_31) + 1),
         )
     )
     # Après: a second row equal to a first row of 32..40.
@@ -454,6 +477,8 @@ def sixain_tests(
             sum(chances),
             len(after_more),
             poisson_binomial_two_sided(observed, chances),
+            tail=_given(poisson_binomial_two_sided, chances),
+            support=range(len(after_more) + 1),
         )
     )
     # Runs of noir and rouge among the decisive coups.
@@ -469,6 +494,8 @@ def sixain_tests(
             n1 + n2,
             runs_two_sided(runs, n1, n2) if n1 and n2 else 1.0,
             f"{n1} noir, {n2} rouge",
+            tail=lambda v: runs_two_sided(v, n1, n2) if n1 and n2 else 1.0,
+            support=range(min(1, n1 + n2), n1 + n2 + 1),
         )
     )
     tests.append(
@@ -480,6 +507,8 @@ def sixain_tests(
             n1 + n2,
             balance_two_sided(n1, n1 + n2),
             f"{n1} noir, {n2} rouge",
+            tail=lambda v: balance_two_sided(v, n1 + n2),
+            support=range(n1 + n2 + 1),
         )
     )
     tests.append(
@@ -491,6 +520,8 @@ def sixain_tests(
             n1 + n2,
             longest_run_upper(longest, n1 + n2),
             f"{n1} noir, {n2} rouge",
+            tail=lambda v: longest_run_upper(v, n1 + n2),
+            support=range(min(1, n1 + n2), n1 + n2 + 1),
         )
     )
     others = earlier or {}
@@ -511,6 +542,12 @@ def sixain_tests(
             f"{common.other} at card {common.there + 1}, here at card {common.here + 1}"
             if common.length
             else f"none of {SEED} cards or more",
+            tail=lambda v: (
+                common_run_upper(v, len(cards), there, pack, copies)
+                if v >= SEED and others
+                else 1.0
+            ),
+            support=range(len(cards) + 1),
         )
     )
     return tests

@@ -278,6 +278,21 @@ def test_honest_sixains_raise_no_more_than_the_threshold() -> None:
     assert fired == 0
 
 
+def test_each_test_s_quiet_range_is_where_its_p_value_stays_above_the_threshold() -> None:
+    rng = random.Random(3)
+    stacked_one = stacked(rng, refaits_planted(12, rng))
+    tests = {t.name: t for t in sixain_tests_of(stacked_one, {"x": dealt_cards(sixain(rng))})}
+    for t in tests.values():
+        assert t.tail is not None
+        assert t.tail(int(t.observed)) == pytest.approx(t.p_value)
+        low, high = t.quiet_range(PER_TEST)  # type: ignore[misc]
+        assert t.tail(low) >= PER_TEST
+        assert t.tail(high) >= PER_TEST
+        assert high + 1 not in t.support or t.tail(high + 1) < PER_TEST
+    assert tests["rows_31"].observed > tests["rows_31"].quiet_range(PER_TEST)[1]  # type: ignore[index]
+    assert tests["slug"].quiet_range(PER_TEST) == (0, 5)  # six cards against one sixain
+
+
 def dealt_cards(cards: Sequence[str]) -> list[str]:
     return [c for coup in dealt(cards) for c in coup]
 
