@@ -111,6 +111,7 @@ class _Taille:
         # cancelled coup leave the talon without being a trial.
         self.dealt: list[law.DealtCoup] = []
         self.coup_of_ref: dict[str, Coup | None] = {}
+        self.codes_of_ref: dict[str, list[str]] = {}
         groups: list[tuple[Any, list[dict[str, Any]]]] = []
         for row in self.laid:
             key = (row["coup_id"], row["burned"])
@@ -123,6 +124,7 @@ class _Taille:
             counted = coup is not None and not burned and coup.phase != CoupPhase.CANCELLED
             ref = str(coup.number) if coup is not None and not burned else f"-{n}"
             self.coup_of_ref[ref] = coup
+            self.codes_of_ref[ref] = [r["card"] for r in rows]
             self.dealt.append(
                 law.DealtCoup(
                     ref, tuple(points(card(r["card"]), self.rules) for r in rows), counted
@@ -145,8 +147,8 @@ def _finding(t: _Taille, tests: list[law.Test], fired: list[law.Test], alpha: fl
     rows = [
         [
             f.ref,
-            " ".join(map(str, f.noir)),
-            " ".join(map(str, f.rouge)),
+            " ".join(t.codes_of_ref[f.ref][: len(f.noir)]),
+            " ".join(t.codes_of_ref[f.ref][len(f.noir) : len(f.noir) + len(f.rouge)]),
             f.noir_total or "-",
             f.rouge_total or "-",
             RESULT_WORDS[f.result] if f.counted else "not counted",

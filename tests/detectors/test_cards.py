@@ -98,6 +98,7 @@ def test_a_sixain_stacked_with_refaits_is_raised_once_naming_its_tailleur_and_co
     assert float(evidence["p_value"]) < PER_TEST
     refaits = [row for row in evidence["table"]["rows"] if row[5] == "refait"]
     assert len(refaits) >= 8
+    assert all(row[1].count(" ") >= 2 and row[1].split()[0][-1] in "SHDC" for row in refaits)
     coups = {link["id"] for link in evidence["links"] if link["type"] == "floor.coup"}
     assert coups <= {str(pk) for pk in shift.coups.values_list("pk", flat=True)}
     assert coups
