@@ -14,6 +14,7 @@ import doctest
 import itertools
 import math
 import random
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -24,6 +25,7 @@ import pytest
 from casino.detectors.stats import binomial_upper
 from casino.games import sixain_law as law
 from casino.games.odds import first_coup
+from tests.conftest import ROOT
 
 CODES = [r + s for r in "A23456789TJQK" for s in "SHDC"]
 ALPHA = 0.001  # casino/detectors/thresholds.py, checked equal below
@@ -123,6 +125,25 @@ def sixain_tests_of(
 
 def test_the_module_says_what_it_does() -> None:
     assert doctest.testmod(law).failed == 0
+
+
+def test_the_laws_import_without_django() -> None:
+    # STYLE.md 1, as tests/games/test_purity.py checks the engines.
+    probe = (
+        "import sys, casino.games.sixain_law; "
+        "print(','.join(m for m in sys.modules if m.split('.')[0] in ('django', 'celery')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin"},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
 
 
 def test_the_posted_threshold_is_the_one_measured_here() -> None:
