@@ -1,2 +1,4 @@
-"""Every family of detectors, imported once so that each registers its runs (``frame``)."""
-from casino.detectors import hold  # noqa: F401  (hold against expectation)
+"""Every family of detectors, imported once so that each registers its runs (``frame``): the
+cards of a sixain, hold against expectation."""
+
+from casino.detectors import cards, hold  # noqa: F401

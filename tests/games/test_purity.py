@@ -13,6 +13,7 @@ import casino.games.cards, casino.games.reglement, casino.games.trente_et_quaran
 import casino.games.odds, casino.games.replay, casino.games.simulator, casino.games.__main__
 import casino.games.pharao, casino.games.pharao_replay, casino.games.pharao_odds
 import casino.games.alliance, casino.games.alliance_replay, casino.games.alliance_collusion
+import casino.games.hold_law, casino.games.sixain_law
 leaked = sorted(m for m in sys.modules if m.split(".")[0] in {"django", "celery", "rest_framework",
                                                               "psycopg", "redis"})
 print(",".join(leaked))
