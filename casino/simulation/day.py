@@ -60,10 +60,11 @@ MISREAD = 3  # the commissioner reads this one's seal wrong
 SEAL_MISREAD_AS = "RF-2026-0030"
 
 
-# The day's misconduct, for the detectors to find (docs/detectors.md): the second crew's croupier
-# gets announcements wrong and tries stakes after the first card at table 2; in the evening at
-# table 3 a seat knows the cards.
-TABLE_2 = Planted(misannounce=0.15, past_post=0.03)
+# The day's misconduct, for the detectors to find (docs/detectors.md): at table 2 the second
+# crew's croupier gets announcements wrong and tries stakes after the first card, and its
+# tailleur puts a slug of the first sixain back on top of the second; in the evening at table 3 a
+# seat knows the cards.
+TABLE_2 = Planted(misannounce=0.15, past_post=0.03, slug=40)
 TABLE_3 = Planted(lucky_seat="12", lucky_amount=40_000)
 
 

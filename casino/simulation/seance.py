@@ -119,6 +119,9 @@ class Planted:
     of ``lucky_every`` (a seat the honest players, at seats 1 to 9, never take).
     ``misannounce``: the chance the croupier announces a result the cards do not say.
     ``past_post``: the chance, at each card, that the croupier tries a stake after it.
+    ``slug``: the tailleur puts back the first ``slug`` cards of the séance's previous sixain in
+    the order they were dealt, on top of the next one (a "stacked" sixain whose order a
+    confederate knows); the rest of it is shuffled as usual.
     """
 
     lucky_seat: str | None = None
@@ -126,6 +129,7 @@ class Planted:
     lucky_every: int = 2
     misannounce: float = 0.0
     past_post: float = 0.0
+    slug: int = 0
 
 
 HONEST = Planted()
@@ -155,6 +159,7 @@ class _Seance:
     shift: Shift | None = None
     pack: Pack | None = None
     talon: list[str] = field(default_factory=list)
+    previous: list[str] = field(default_factory=list)  # the last sixain's order, as cut
 
     @property
     def open_shift(self) -> Shift:
@@ -256,6 +261,13 @@ def _new_pack(s: _Seance) -> Play:
     packs.pack_cut(actor=s.crew.tailleur, pack_id=s.pack.pk, cut_by="un ponte de la galerie")
     cards = shuffled(s.rng)
     s.talon = [str(c) for c in cut(cards, s.rng.randint(1, len(cards) - 1))]
+    if s.planted.slug and s.previous:
+        slug = s.previous[: s.planted.slug]
+        rest = list(s.talon)
+        for code in slug:
+            rest.remove(code)
+        s.talon = slug + rest
+    s.previous = list(s.talon)
 
 
 def _mind_the_bank(s: _Seance) -> Play:
