@@ -35,6 +35,15 @@ from dataclasses import dataclass, field
 from casino.detectors.stats import binomial_upper
 
 POSTS = ("tailleur", "croupier", "chef_de_partie")
+# The staff detector's kinds of event, and whether each is one person's act (counted for him
+# alone, at his post) or an event of the unit (counted for everyone on duty at it).
+STAFF_KINDS: dict[str, bool] = {
+    "dispute": False,
+    "announcement_mismatch": False,
+    "late_stake": True,
+    "coup_cancelled": False,
+    "correction": False,
+}
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from audit.models import Anomaly
 from casino.detectors.frame import Chart, Finding, Link, at_day_end
-from casino.detectors.people_law import POSTS, StaffTest, Tally
+from casino.detectors.people_law import POSTS, STAFF_KINDS, StaffTest, Tally
 from casino.detectors.stats import bonferroni
 from casino.detectors.thresholds import ALPHA
 from casino.floor.models import Coup, CoupCancellation, Duty, Movement, Shift
@@ -31,15 +31,7 @@ from casino.floor.play.pharao.models import PharaoDraw, Taille
 
 DETECTOR = "staff"
 WINDOW_DAYS = 30
-# The kinds, and whether one person's act (counted for him alone) or an event of the unit
-# (counted for everyone on duty at it).
-KINDS: dict[str, bool] = {
-    "dispute": False,
-    "announcement_mismatch": False,
-    "late_stake": True,
-    "coup_cancelled": False,
-    "correction": False,
-}
+KINDS = STAFF_KINDS
 KIND_WORDS = {
     "dispute": "disputes",
     "announcement_mismatch": "announcement mismatches",
