@@ -49,21 +49,22 @@ def room_day(
     bad_croupier: float = 1.0,
 ) -> None:
     """One day of a room of 8 tables, two séances each of 40 to 80 units, crews drawn from 10
-    tailleurs, 16 croupiers (two a table) and 6 chefs; tailleur 0's announcement mismatches and
-    croupier 0's late stakes at ``bad_…`` times the room's rate. Counted into every tally given."""
+    tailleurs (0-9), 16 croupiers (100-115, two a table) and 6 chefs (200-205); tailleur 0's
+    announcement mismatches and croupier 100's late stakes at ``bad_…`` times the room's rate.
+    Counted into every tally given."""
     for _ in range(16):
         units = rng.randint(40, 80)
         crew = {
             "tailleur": [rng.randrange(10)],
-            "croupier": rng.sample(range(16), 2),
-            "chef_de_partie": [rng.randrange(6)],
+            "croupier": rng.sample(range(100, 116), 2),
+            "chef_de_partie": [200 + rng.randrange(6)],
         }
         for tally in tallies:
             tally.unit(crew, weight=units)
         for kind, rate in RATES.items():
             if kind == "late_stake":  # an act of one croupier: each his half of the rate
                 for actor in crew["croupier"]:
-                    factor = bad_croupier if actor == 0 else 1.0
+                    factor = bad_croupier if actor == 100 else 1.0
                     n = binomial(rng, units, rate / 2 * factor)
                     for tally in tallies:
                         for _ in range(n):
@@ -93,7 +94,7 @@ def test_honest_rooms_raise_false_alarms_within_the_threshold() -> None:
     """Stated: under honest work a run fires with probability at most its alpha (Bonferroni over
     persons × kinds × both windows, conservative as the binomial is discrete). 30 honest runs
     fire none at ALPHA; 30 others at a loose alpha of 0.5, so that the rate can be seen: at most
-    30 % of them fire (measured at scale: 6 % of 2000 runs, docs/detectors.md)."""
+    30 % of them fire (measured at scale: 14 % of 2000 runs, docs/detectors.md)."""
     rng = random.Random(16)
     runs = [(room_run(rng, 0.5), room_run(random.Random(rng.random()), ALPHA)) for _ in range(30)]
     assert sum(1 for _, at_alpha in runs if at_alpha) == 0
@@ -106,15 +107,15 @@ def test_a_planted_mis_announcer_and_past_poster_are_found_in_a_month() -> None:
     rng = random.Random(61)
     found = [room_run(rng, ALPHA, bad_tailleur=6, bad_croupier=8) for _ in range(6)]
     tailleur = sum(("announcement_mismatch", "tailleur", 0) in f for f in found)
-    croupier = sum(("late_stake", "croupier", 0) in f for f in found)
+    croupier = sum(("late_stake", "croupier", 100) in f for f in found)
     assert tailleur >= 4
     assert croupier >= 4
     named = {who for f in found for who in f}
     assert named <= {
         ("announcement_mismatch", "tailleur", 0),
-        ("late_stake", "croupier", 0),
+        ("late_stake", "croupier", 100),
         # The crews that worked beside the mis-announcer share his coups, and may be named too.
-        *{("announcement_mismatch", post, p) for post in POSTS for p in range(16)},
+        *{("announcement_mismatch", post, p) for post in POSTS[1:] for p in range(300)},
     }
 
 
@@ -132,13 +133,18 @@ def main(argv: list[str]) -> None:
         room_run(random.Random(rng.random()), ALPHA, bad_tailleur=6, bad_croupier=8)
         for _ in range(runs // 10)
     ]
-    for what in (("announcement_mismatch", "tailleur", 0), ("late_stake", "croupier", 0)):
+    for what in (("announcement_mismatch", "tailleur", 0), ("late_stake", "croupier", 100)):
         n = sum(what in f for f in planted)
         print(f"planted {what[1]} found: {n} of {len(planted)}")
-    others = sum(
-        1 for f in planted for w in f if w[2] != 0 or w[0] not in ("announcement_mismatch",)
+    planted_names = {("announcement_mismatch", "tailleur", 0), ("late_stake", "croupier", 100)}
+    beside = sum(
+        1
+        for f in planted
+        for w in f - planted_names
+        if w[0] == "announcement_mismatch" and w[1] != "tailleur"
     )
-    print(f"other names in planted runs: {others}")
+    others = sum(len(f - planted_names) for f in planted) - beside
+    print(f"named beside the mis-announcer (his crews): {beside}; anyone else: {others}")
 
 
 if __name__ == "__main__":
