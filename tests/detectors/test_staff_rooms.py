@@ -7,11 +7,13 @@ past-posts are found. The same at scale, with the figures quoted in docs/detecto
 
 from __future__ import annotations
 
+import doctest
 import math
 import random
 import sys
 from collections.abc import Sequence
 
+import casino.detectors.people_law
 from casino.detectors.people_law import POSTS, STAFF_KINDS, Tally
 from casino.detectors.stats import bonferroni
 from casino.detectors.thresholds import ALPHA
@@ -25,6 +27,10 @@ RATES = {  # per unit of play, of an honest room
     "coup_cancelled": 0.002,
     "correction": 0.001,
 }
+
+
+def test_the_statistics_say_what_they_do() -> None:
+    assert doctest.testmod(casino.detectors.people_law).failed == 0
 
 
 def binomial(rng: random.Random, n: int, p: float) -> int:
