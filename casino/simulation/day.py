@@ -65,7 +65,7 @@ SEAL_MISREAD_AS = "RF-2026-0030"
 # tailleur puts a slug of the first sixain back on top of the second; in the evening at table 3 a
 # seat knows the cards.
 TABLE_2 = Planted(misannounce=0.15, past_post=0.03, slug=40)
-TABLE_3 = Planted(lucky_seat="12", lucky_amount=40_000)
+TABLE_3 = Planted(lucky_seat="12", lucky_amount=300_000, lucky_every=1)
 
 
 @dataclass(frozen=True)
@@ -258,6 +258,10 @@ def _pharao_complaint(crew: Crew) -> None:
     has it under review (decided by recomputing the taille with the rank found)."""
     lost = (
         PharaoSettlement.objects.filter(outcome="lost", taille__shift__table__number=PHARAO_TABLE)
+        # The chef de partie reviews it: a stake he approved an act on is not his to review.
+        .exclude(stake__approvals__approved_by=crew.chef)
+        .exclude(stake__acts__by=crew.chef)
+        .exclude(stake__placed_by=crew.chef)
         .select_related("stake__holder")
         .order_by("id")
         .first()
