@@ -151,7 +151,12 @@ def run(days: int | None = None) -> None:
         "the queue, open ones": "/admin/audit/anomaly/?state__exact=open",
         f"one anomaly's page ({anomaly.detector})": f"/admin/audit/anomaly/{anomaly.pk}/change/",
     }
-    rows = [("anomalies in the queue", f"{total:,}")]
+    import os
+
+    rows = [
+        ("anomalies in the queue", f"{total:,}"),
+        ("machine load (1-minute average, 2 cores)", f"{os.getloadavg()[0]:.1f}"),
+    ]
     for label, url in pages.items():
         seconds, size, queries = _page(client, url)
         rows.append(
