@@ -208,10 +208,17 @@ def results_drawing(per_table: list[tuple[int, int]]) -> Drawing:
     """The day's result per table (the bank's win, in the currency's units: minor units / 100),
     one bar per table in the order given; wins above the axis, losses below."""
     labels = [str(number) for number, _win in per_table]
-    drawing, chart = _bars(labels, [[win / 100 for _number, win in per_table]], 130)
+    values = [win / 100 for _number, win in per_table]
+    drawing, chart = _bars(labels, [values], 130)
+    # Room above and below the longest bars for their labels.
+    top, bottom = max(0.0, *values), min(0.0, *values)
+    span = (top - bottom) or 1.0
+    chart.valueAxis.valueMax = top + span * 0.12
+    chart.valueAxis.valueMin = bottom - span * 0.12
     chart.bars[0].fillColor = BAR
     chart.categoryAxis.labelAxisMode = "low"  # the table numbers under the plot, losses or not
-    chart.barLabelFormat = lambda value: f"{value:,.2f}".replace(",", " ")
+    # Whole units on the bars (the cents are in the table above).
+    chart.barLabelFormat = lambda value: f"{value:,.0f}".replace(",", " ")
     chart.barLabels.fontSize = 6
     chart.barLabels.nudge = 5
     drawing.add(String(2, 4, "table n°", fontSize=6.5, fillColor=colors.grey))
@@ -294,7 +301,9 @@ def _anomalies(doc: Document, day: dt.date, until: dt.datetime) -> None:
     doc.add(
         KeepTogether(
             [
-                heading("Anomalies de la journée, par heure", "Anomalies of the day, by hour"),
+                heading(
+                    "Anomalies détectées ce jour, par heure", "Anomalies detected that day, by hour"
+                ),
                 para(
                     text(
                         f"{total} anomalie(s) / anomalies; "

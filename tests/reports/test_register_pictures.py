@@ -75,7 +75,7 @@ def test_the_register_draws_results_per_table_and_anomalies_and_stays_signed(cas
     assert verify_pdf(data).ok
     assert verify(report.pdf.path) == 0
     text = pdf_text(report)
-    for words in ("Résultat par table", "Anomalies de la journée", "Anomalies du mois"):
+    for words in ("Résultat par table", "Anomalies détectées ce jour", "Anomalies du mois"):
         assert words in text
 
     results, by_hour, by_day = _charts(report)
