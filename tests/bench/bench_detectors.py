@@ -1,7 +1,8 @@
 """The statistical detectors on a month of a 20-table room (issue 16): their cost per séance close
 and per day end, and the review queue's server time at that scale.
 
-The month is written by ``tests.bench.month`` (COPY, minutes); the detectors are those registered
+The month is written by ``tests.bench.month`` (COPY, minutes; a later run copies the template
+the server keeps, in seconds); the detectors are those registered
 when the bench runs (``casino.detectors.families``), each run as the worker runs it (in one
 transaction, its findings raised into the queue). Séance closes are timed on the last day's
 séances, day ends on the last days; each figure is the median of a few runs, the first run of
@@ -90,7 +91,7 @@ def run(days: int | None = None) -> None:
     from tests.actors import login_admin
     from tests.bench import month as bench_month
 
-    written = bench_month.build_month(days=days or bench_month.DAYS)
+    written = bench_month.month_database(days=days or bench_month.DAYS)
     report(
         f"Detectors: a month of a {bench_month.TABLES}-table room, written by COPY",
         bench_month.summary(written),

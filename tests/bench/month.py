@@ -72,6 +72,7 @@ class Month:
     people: dict[str, list[Any]] = field(default_factory=dict)
     rows: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+    cloned: float | None = None
 
     @property
     def day_list(self) -> list[dt.date]:
@@ -1230,15 +1231,128 @@ def summary(month: Month) -> list[tuple[str, str]]:
         ),
         ("written in", f"{month.seconds:.1f} s ({total / month.seconds:,.0f} rows/s)"),
     ]
+    if month.cloned is not None:
+        rows.append(("this run: copied from the kept template in", f"{month.cloned:.1f} s"))
     return rows
 
 
+def _key(**arguments: Any) -> str:
+    """What a month written here depends on: this module, every migration, the arguments."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for path in sorted(root.glob("*/**/migrations/*.py")):
+        if ".venv" not in path.parts:
+            digest.update(str(path.relative_to(root)).encode() + path.read_bytes())
+    digest.update(repr(sorted(arguments.items())).encode())
+    return digest.hexdigest()[:16]
+
+
+def _dumps(month: Month) -> str:
+    import json
+
+    return json.dumps(
+        {
+            "first_day": month.first_day.isoformat(),
+            "days": month.days,
+            "tables": month.tables,
+            "shifts": [[d.isoformat(), t, i, pk] for (d, t, i), pk in month.shifts.items()],
+            "people": {post: [p.pk for p in people] for post, people in month.people.items()},
+            "rows": dict(month.rows),
+            "seconds": month.seconds,
+        }
+    )
+
+
+def _loads(text: str) -> Month:
+    import json
+
+    from django.contrib.auth.models import User
+
+    data = json.loads(text)
+    users = User.objects.in_bulk({pk for pks in data["people"].values() for pk in pks})
+    return Month(
+        first_day=dt.date.fromisoformat(data["first_day"]),
+        days=data["days"],
+        tables=data["tables"],
+        shifts={(dt.date.fromisoformat(d), t, i): pk for d, t, i, pk in data["shifts"]},
+        people={post: [users[pk] for pk in pks] for post, pks in data["people"].items()},
+        rows=Counter(data["rows"]),
+        seconds=data["seconds"],
+    )
+
+
+def month_database(*, days: int = DAYS, tables: int = TABLES, seed: int = 16) -> Month:
+    """The month on the (fresh, migrated) bench database: a copy of the template the server keeps
+    when one was written by the same code and migrations with the same arguments on the same day
+    (``CREATE DATABASE ... TEMPLATE``: seconds), else written (``build_month``: minutes) and kept
+    as that template for the next run (the previous templates dropped). ``Month.cloned`` says
+    how long the copy took (None: written now)."""
+    import os
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+    from django.db import connections
+    from django.utils import timezone
+    from psycopg import sql
+
+    from casino import clock
+
+    first_day = timezone.localdate(clock.now()) - dt.timedelta(days=days + 1)
+    template = f"bench_month_{_key(days=days, tables=tables, seed=seed, first_day=first_day)}"
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    name = parts.path.lstrip("/")
+    server = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(server, autocommit=True) as admin:
+        kept = admin.execute(
+            "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
+            [template],
+        ).fetchone()
+    if kept and kept[0]:
+        started = time.perf_counter()
+        connections.close_all()
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+            admin.execute(
+                sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                    sql.Identifier(name), sql.Identifier(template)
+                )
+            )
+        month = _loads(kept[0])
+        month.cloned = time.perf_counter() - started
+        return month
+    month = build_month(days=days, tables=tables, first_day=first_day, seed=seed)
+    connections.close_all()  # a template is copied with nobody connected to it
+    with psycopg.connect(server, autocommit=True) as admin:
+        old = admin.execute(
+            "SELECT datname FROM pg_database WHERE datname LIKE 'bench_month_%%'"
+        ).fetchall()
+        for (stale,) in old:
+            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(stale)))
+        admin.execute(
+            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                sql.Identifier(template), sql.Identifier(name)
+            )
+        )
+        admin.execute(
+            sql.SQL("COMMENT ON DATABASE {} IS {}").format(
+                sql.Identifier(template), sql.Literal(_dumps(month))
+            )
+        )
+    return month
+
+
 def main(argv: list[str]) -> int:
+    """``python -m tests.bench.month [days]``: the month on a fresh bench database (kept as a
+    template: a second run copies it)."""
     from tests.bench.harness import report, use_bench_database
 
     use_bench_database()
     days = int(argv[0]) if argv else DAYS
-    month = build_month(days=days)
+    month = month_database(days=days)
     report(f"A month of a {TABLES}-table room, written by COPY", summary(month))
     return 0
 
