@@ -230,7 +230,7 @@ def anomalies_by_hour(day: dt.date, until: dt.datetime) -> tuple[list[str], dict
     ("00h".."23h") and, per severity, the counts."""
     start, end = _bounds(day)
     counts = _counted(
-        Anomaly.objects.filter(detected_at__gte=start, detected_at__lt=min(end, until)),
+        Anomaly.objects.filter(detected_at__gte=start, detected_at__lt=end, detected_at__lte=until),
         TruncHour("detected_at", tzinfo=timezone.get_current_timezone()),
     )
     # The hours as instants (a day of a clock change has 23 or 25 of them), labelled in local time.
@@ -249,7 +249,7 @@ def anomalies_by_day(day: dt.date, until: dt.datetime) -> tuple[list[str], dict[
     start, _ = _bounds(first)
     _, end = _bounds(day)
     counts = _counted(
-        Anomaly.objects.filter(detected_at__gte=start, detected_at__lt=min(end, until)),
+        Anomaly.objects.filter(detected_at__gte=start, detected_at__lt=end, detected_at__lte=until),
         TruncDate("detected_at", tzinfo=timezone.get_current_timezone()),
     )
     days = [first + dt.timedelta(days=d) for d in range((day - first).days + 1)]

@@ -48,6 +48,8 @@ def _planted(day: dt.date) -> None:
     the next day (which the register of ``day`` must leave out)."""
     tz = timezone.get_current_timezone()
     moments = [dt.datetime.combine(day, dt.time(h, 30), tzinfo=tz) for h in (0, 0, 3, 9, 9, 9, 17)]
+    midnight = dt.datetime.combine(day, dt.time.min, tzinfo=tz)
+    moments += [max(midnight, timezone.now() - dt.timedelta(minutes=1))]  # one before the register
     moments += [dt.datetime.combine(day.replace(day=1), dt.time(12), tzinfo=tz)]
     moments += [
         dt.datetime.combine(day.replace(day=1) - dt.timedelta(days=1), dt.time(12), tzinfo=tz)
