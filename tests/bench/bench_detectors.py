@@ -38,7 +38,7 @@ def _timed(fn: Any) -> tuple[float, Any]:
 
 
 def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:,.1f} ms"
+    return f"{seconds:,.1f} s" if seconds >= 10 else f"{seconds * 1000:,.1f} ms"
 
 
 @dataclass
