@@ -17,8 +17,10 @@ from django.utils.translation import gettext_lazy
 
 from casino import shown
 from casino.admin_base import RecordAdmin
+from casino.detectors.frame import Chart
+from casino.detectors.svg import svg
 from casino.readable import recorded_words
-from casino.reports import services
+from casino.reports import daily_register, services
 from casino.reports.export import export_zip
 from casino.reports.models import RegisterSignOff, Report
 from casino.reports.signing import verify_pdf
@@ -58,6 +60,7 @@ class ReportAdmin(RecordAdmin):
         "signer",
         "verification",
         "sign_offs",
+        "results_per_table",
         "acts",
     ]
     fields = readonly_fields
@@ -115,6 +118,23 @@ class ReportAdmin(RecordAdmin):
                 ((s.get_capacity_display(), s.person, shown.moment(s.at)) for s in found),
             )
             or "–"
+        )
+
+    @admin.display(description=gettext_lazy("résultat par table"))
+    def results_per_table(self, report: Report) -> str:
+        """The day's result per table as a picture (a daily register's page only)."""
+        if report.day is None:
+            return "–"
+        results = daily_register.results_per_table(report.day)
+        if not results:
+            return "–"
+        return svg(
+            Chart(
+                kind="bars",
+                title=_("Résultat par table, journée du %(day)s") % {"day": shown.day(report.day)},
+                labels=[str(number) for number, _win in results],
+                values=[win / 100 for _number, win in results],
+            )
         )
 
     @admin.display(description=gettext_lazy("actes"))

@@ -22,6 +22,7 @@ def main(names: list[str]) -> int:
         "broker",
         "reports",
         "audit",
+        "detectors",
     ]
     unknown = sorted(set(names) - set(every))
     if unknown:
