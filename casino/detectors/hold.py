@@ -2,9 +2,10 @@
 exact law of the result of the stakes actually placed (``casino.games.hold_law``).
 
 When a séance closes, its result is tested; when a gaming day is over, each table's result over
-the day and over the month to date. Each coup's law is what the engine settles under each of the
-coup's joint outcomes, all its stakes together with the prisoners it began with; the séance's,
-day's or month's law is their sum (exact on its lattice while it fits, else normal). The test is
+the day, and over the month when the day is its last. Each coup's law is what the engine settles
+under each of the coup's joint outcomes, all its stakes together with the prisoners it began with;
+the séance's, day's or month's law is their sum (exact on its lattice while it fits, else normal).
+The test is
 two-sided: a table winning too much is as much a question as one losing too much (steered cards,
 a short-paying croupier; or cards steered to a confederate, a croupier overpaying).
 
@@ -435,14 +436,17 @@ def _opened_between(start: dt.date, end: dt.date) -> list[Shift]:
 
 @at_day_end
 def day_hold(day: dt.date) -> list[Finding]:
-    """Each table's result over the gaming day and over the month to date: one run, two tests a
-    table, Bonferroni over all of them."""
+    """Each table's result over the gaming day and, when the day is the month's last, over the
+    month: one run, one or two tests a table, Bonferroni over all of them. (The month once, at its
+    end: tested every day, it would read the whole month thirty times, a minute and more of the
+    worker's time each day at twenty tables, for thirty tests of nearly the same figures.)"""
     windows: list[tuple[str, str, list[Shift]]] = []
-    month = _opened_between(day.replace(day=1), day)
-    for scope, shifts in (
-        ("day", [s for s in month if timezone.localtime(s.opened_at).date() == day]),
-        ("month", month),
-    ):
+    last_of_month = (day + dt.timedelta(days=1)).month != day.month
+    month = _opened_between(day.replace(day=1) if last_of_month else day, day)
+    scopes = [("day", [s for s in month if timezone.localtime(s.opened_at).date() == day])]
+    if last_of_month:
+        scopes.append(("month", month))
+    for scope, shifts in scopes:
         by_table: dict[int, list[Shift]] = {}
         for s in shifts:
             by_table.setdefault(s.table_id, []).append(s)
@@ -452,7 +456,7 @@ def day_hold(day: dt.date) -> list[Finding]:
     for scope, _, shifts in windows:
         table: Table = shifts[0].table
         m = window_measure(shifts, by_day=scope == "month")
-        label = f"{day:%Y-%m-%d}" if scope == "day" else f"{day:%Y-%m} to {day:%d}"
+        label = f"{day:%Y-%m-%d}" if scope == "day" else f"{day:%Y-%m}"
         f = finding(
             m,
             what=f"Table {table.number}, {'gaming day' if scope == 'day' else 'month'} {label}",

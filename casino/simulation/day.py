@@ -64,7 +64,7 @@ SEAL_MISREAD_AS = "RF-2026-0030"
 # crew's croupier gets announcements wrong and tries stakes after the first card, and its
 # tailleur puts a slug of the first sixain back on top of the second; in the evening at table 3 a
 # seat knows the cards.
-TABLE_2 = Planted(misannounce=0.15, past_post=0.03, slug=40)
+TABLE_2 = Planted(misannounce=0.3, past_post=0.05, slug=40)
 TABLE_3 = Planted(lucky_seat="12", lucky_amount=300_000, lucky_every=1)
 
 

@@ -8,6 +8,7 @@ the engine coup by coup (``Played.agrees``)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from collections import Counter
 from pathlib import Path
@@ -83,7 +84,7 @@ def _confederate_seance(cast, shift, pack, *, coups: int) -> None:
 @pytest.mark.reglement("trente-et-quarante-modern")
 def test_a_confederate_who_knows_the_cards_is_found(cast, shift, sixain_in_play):
     """Planted: 20 coups, a confederate on the winning row of each decided one. Found at the
-    séance's close (one test at ALPHA), and over the day and the month (Bonferroni over both)."""
+    séance's close (one test at ALPHA), and over the day and, at the month's end, the month."""
     _confederate_seance(cast, shift, sixain_in_play, coups=20)
     measure = hold.seance_measure(shift)
     assert all(c.agrees for c in measure.coups)  # the reading is the engine's, coup by coup
@@ -110,14 +111,16 @@ def test_a_confederate_who_knows_the_cards_is_found(cast, shift, sixain_in_play)
     assert {link["type"] for link in anomaly.evidence["links"]} == {"floor.shift", "floor.coup"}
     assert cast.croupier.pk in anomaly.involved
 
+    # The day's run tests the day; the month's last day's run tests the month as well.
     day = timezone.localtime(shift.opened_at).date()
-    found = hold.day_hold(day)
-    assert sorted(f.key for f in found) == [
-        f"table:{shift.table.number}:day:{day:%Y-%m-%d}",
-        f"table:{shift.table.number}:month:{day:%Y-%m}",
-    ]
-    assert all("/ 2 tests" in f.threshold for f in found)
-    day_finding, month_finding = sorted(found, key=lambda f: ":month:" in f.key)
+    month_end = (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1) - dt.timedelta(days=1)
+    tests = 2 if day == month_end else 1
+    day_finding = next(f for f in hold.day_hold(day) if ":day:" in f.key)
+    month_finding = next(f for f in hold.day_hold(month_end) if ":month:" in f.key)
+    assert day_finding.key == f"table:{shift.table.number}:day:{day:%Y-%m-%d}"
+    assert month_finding.key == f"table:{shift.table.number}:month:{day:%Y-%m}"
+    assert f"/ {tests} tests" in day_finding.threshold
+    assert f"/ {tests} tests" in month_finding.threshold
     assert (day_finding.columns[0], month_finding.columns[0]) == ("hour", "day")
     assert dict(month_finding.figures)["result"] == f"{measure.actual / 100:.2f}"
 
