@@ -5,9 +5,8 @@ When a séance closes, its result is tested; when a gaming day is over, each tab
 the day, and over the month when the day is its last. Each coup's law is what the engine settles
 under each of the coup's joint outcomes, all its stakes together with the prisoners it began with;
 the séance's, day's or month's law is their sum (exact on its lattice while it fits, else normal).
-The test is
-two-sided: a table winning too much is as much a question as one losing too much (steered cards,
-a short-paying croupier; or cards steered to a confederate, a croupier overpaying).
+The test is two-sided: a table winning too much is as much a question as one losing too much
+(steered cards, a short-paying croupier; or cards steered to a confederate, a croupier overpaying).
 
 The actual result is read from the settlements the floor recorded (Σ to_bank + premium − paid),
 coup by coup; a dispute's later corrections are not in it (they have their own records).
