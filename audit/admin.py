@@ -18,7 +18,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy
 
 from audit.models import (
     ANOMALY_TRANSITIONS,
@@ -348,11 +348,7 @@ class AnomalyAdmin(RecordAdmin):
             else:
                 self.message_user(
                     request,
-                    ngettext(
-                        "%(count)d anomalie passée à « %(state)s », motif : %(reason)s",
-                        "%(count)d anomalies passées à « %(state)s », motif : %(reason)s",
-                        len(done),
-                    )
+                    _("anomalies passées à « %(state)s » : %(count)d, motif : %(reason)s")
                     % {
                         "count": len(done),
                         "state": to_state.label,
