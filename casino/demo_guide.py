@@ -32,7 +32,12 @@ JOBS = (
     Job("commissaire", "commissaire", "/admin/pit/cards/", "the sixains, the register page"),
     Job("directeur", "directeur", "/admin/reports/report/", "yesterday's register: sign off"),
     Job("comité", "comite", "/admin/reports/report/", "the register's second signature"),
-    Job("audit interne", "auditeur", "/admin/audit/anomaly/", "the anomalies (a seal misread)"),
+    Job(
+        "audit interne",
+        "auditeur",
+        "/admin/audit/anomaly/",
+        "the queue: a lucky seat, a slugged sixain, a croupier named",
+    ),
     Job("inspecteur", "inspecteur", "/admin/reports/report/", "the signed reports, the export"),
     Job("maintenance", "admin", "/admin/", "superuser: no role, no floor act"),
 )
