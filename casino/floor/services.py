@@ -41,8 +41,8 @@ from casino.floor.registry import game_module
 from casino.games.errors import GameError
 from casino.games.reglement import PRESETS, Reglement, reglement
 from casino.i18n import either, game_message
-from casino.outbox.outbox import enqueue
 from casino.locks import lock_name
+from casino.outbox.outbox import enqueue
 from casino.people.roles import Role
 from casino.people.services import require_role, roles_of
 
