@@ -372,6 +372,10 @@ def _cards_pass(s: _Seance) -> Play:
 
 
 def _close(s: _Seance) -> Play:
+    # A bank a last coup left short (a seat that knows the cards) gets its fill before the count.
+    bank = Account.objects.filter(table=s.table, kind=Account.Kind.BANK).first()  # none at a cercle
+    while bank is not None and balance(bank) < 0:
+        yield from _mind_the_bank(s)
     yield pace.pause(s.rng, pace.FLOAT_COUNT)
     expected = rundown(s.open_shift).expected
     count = yield from _count(s, FloatCount.Moment.CLOSING, chips_for(expected))
