@@ -420,6 +420,24 @@ def _given(
 TESTS = ("rows_31", "refaits", "apres", "runs", "balance", "longest_run", "slug")
 
 
+def _counted(name: str, text: str, trials: Sequence[tuple[bool, float]], *, upper: bool) -> Test:
+    """How many of ``trials`` (hit, its chance) hit, against their Poisson-binomial law: the
+    upper tail (``upper``) or both."""
+    tail = poisson_binomial_upper if upper else poisson_binomial_two_sided
+    observed = sum(hit for hit, _ in trials)
+    chances = [p for _, p in trials]
+    return Test(
+        name,
+        text,
+        observed,
+        sum(chances),
+        len(trials),
+        tail(observed, chances),
+        tail=_given(tail, chances),
+        support=range(len(trials) + 1),
+    )
+
+
 def sixain_tests(
     figures: Sequence[CoupFigures],
     cards: Sequence[str] = (),
@@ -435,50 +453,29 @@ def sixain_tests(
     # Rows at 31: every row begun, against its chance of 31 given every card before it.
     rows = [(f.noir_total == 31, f.p_noir_31) for f in counted]
     rows += [(f.rouge_total == 31, f.p_rouge_31) for f in counted if f.noir_total is not None]
-    observed = sum(hit for hit, _ in rows)
-    chances = [p for _, p in rows]
     tests.append(
-        Test(
-            "rows_31",
-            "rows totalling 31 (one-sided, more than chance)",
-            observed,
-            sum(chances),
-            len(rows),
-            poisson_binomial_upper(observed, chances),
-            tail=_given(poisson_binomial_upper, chances),
-            support=range(len(rows) + 1),
-        )
+        _counted("rows_31", "rows totalling 31 (one-sided, more than chance)", rows, upper=True)
     )
     # Refaits: a first row at 31 followed by a second at 31.
-    after_31 = [f for f in counted if f.noir_total == 31]
-    chances = [f.p_rouge_31 for f in after_31]
-    observed = sum(f.result == "refait" for f in after_31)
     tests.append(
-        Test(
+        _counted(
             "refaits",
             "refaits after a first row of 31 (one-sided, more than chance)",
-            observed,
-            sum(chances),
-            len(after_31),
-            poisson_binomial_upper(observed, chances),
-            tail=_given(poisson_binomial_upper, chances),
-            support=range(len(after_31) + 1),
+            [(f.result == "refait", f.p_rouge_31) for f in counted if f.noir_total == 31],
+            upper=True,
         )
     )
     # Après: a second row equal to a first row of 32..40.
-    after_more = [f for f in counted if f.noir_total is not None and f.noir_total > 31]
-    chances = [f.p_rouge_same for f in after_more]
-    observed = sum(f.result == "apres" for f in after_more)
     tests.append(
-        Test(
+        _counted(
             "apres",
             "après after a first row of 32..40 (two-sided)",
-            observed,
-            sum(chances),
-            len(after_more),
-            poisson_binomial_two_sided(observed, chances),
-            tail=_given(poisson_binomial_two_sided, chances),
-            support=range(len(after_more) + 1),
+            [
+                (f.result == "apres", f.p_rouge_same)
+                for f in counted
+                if f.noir_total is not None and f.noir_total > 31
+            ],
+            upper=False,
         )
     )
     # Runs of noir and rouge among the decisive coups.

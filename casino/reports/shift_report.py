@@ -18,7 +18,7 @@ from reportlab.platypus import Flowable, Spacer
 from audit.models import Anomaly
 from casino import clock
 from casino.detectors.frame import Chart
-from casino.detectors.hold import Measure, hour_chart, seance_measure
+from casino.detectors.hold import hour_chart, seance_measure
 from casino.disputes.models import about_seances
 from casino.floor.coups import table_prison
 from casino.floor.models import (
@@ -442,13 +442,6 @@ def _anomalies(doc: Document, shift: Shift, packs: list[Pack]) -> None:
     doc.add(grid(rows, [80, 80, 40, WIDTH - 270, 70]))
 
 
-def expected_result(shift: Shift) -> Measure:
-    """The séance's actual result against the law of the result of the stakes actually placed:
-    each coup's joint outcome, all its stakes and prisoners together through the engine
-    (``casino.detectors.hold``, the detector's own reading), hour by hour too."""
-    return seance_measure(shift)
-
-
 def _by_hour(doc: Document, shift: Shift) -> None:
     bank = till_account(shift.table)  # a cercle's fee box: the house banks nothing there
     by_hour = list(
@@ -476,7 +469,10 @@ def _by_hour(doc: Document, shift: Shift) -> None:
 
 
 def _hold(doc: Document, shift: Shift) -> None:
-    m = expected_result(shift)
+    # The hold detector's own reading (``casino.detectors.hold``): the séance's actual result
+    # against the law of the stakes actually placed, each coup's joint outcome, all its stakes and
+    # prisoners together through the engine, hour by hour too.
+    m = seance_measure(shift)
     doc.add(heading("Hold réel et attendu", "Actual vs. expected hold"))
     if not m.drop:
         doc.add(para("aucune mise / no stakes"))
