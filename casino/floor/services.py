@@ -11,7 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import Exists, Model, OuterRef, Q, Sum
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -45,6 +45,7 @@ from casino.locks import lock_name
 from casino.outbox.outbox import enqueue
 from casino.people.roles import Role
 from casino.people.services import require_role, roles_of
+from casino.prepared import Prepared
 
 
 class InvalidReglementPosting(DomainError):
@@ -542,16 +543,53 @@ def on_duty(shift_id: int, person: Any, *posts: Duty.Post) -> bool:
 def require_on_duty(shift: Shift, person: Any, *posts: Duty.Post, act: str) -> None:
     """Holding the role is not enough: the act belongs to whoever is on duty at this séance."""
     if not on_duty(shift.pk, person, *posts):
-        raise NotOnDuty(
-            _("%(act)s à %(table)s : %(person)s n'y est pas de service comme %(posts)s")
-            % {
-                "act": act,
-                "table": shift.table,
-                "person": person,
-                "posts": either(str(p) for p in posts),
-            },
-            where="actor",
+        raise _not_on_duty(shift, person, posts, act)
+
+
+def _not_on_duty(shift: Shift, person: Any, posts: tuple[Duty.Post, ...], act: str) -> NotOnDuty:
+    return NotOnDuty(
+        _("%(act)s à %(table)s : %(person)s n'y est pas de service comme %(posts)s")
+        % {
+            "act": act,
+            "table": shift.table,
+            "person": person,
+            "posts": either(str(p) for p in posts),
+        },
+        where="actor",
+    )
+
+
+_ROUND_LOCKS: dict[tuple[type[Model], tuple[Duty.Post, ...]], Prepared] = {}
+
+
+def round_locked(model: type[Model], pk: int, person: Any, *posts: Duty.Post, act: str) -> Any:
+    """A round (a coup, a Pharao taille, a cercle deal) locked for an act, with its séance, table,
+    pack and règlement, once ``person`` is known to be on duty at its séance as one of ``posts``;
+    None if there is no such round. Every table act begins here, so it is one prepared statement
+    (``casino.prepared``), where it was a lock and a duty query, each built and compiled afresh."""
+    prepared = _ROUND_LOCKS.get((model, posts))
+    if prepared is None:
+        prepared = _ROUND_LOCKS[(model, posts)] = Prepared(
+            lambda pk, person_id: (
+                model._default_manager.select_for_update(of=("self",))
+                .select_related("shift__table", "pack", "reglement")
+                .annotate(
+                    actor_on_duty=Exists(
+                        Duty.objects.filter(
+                            shift_id=OuterRef("shift_id"),
+                            person_id=person_id,
+                            post__in=posts,
+                            end__isnull=True,
+                        )
+                    )
+                )
+                .filter(pk=pk)
+            )
         )
+    found = prepared.first(pk, person.pk)
+    if found is not None and not found.actor_on_duty:
+        raise _not_on_duty(found.shift, person, posts, act)
+    return found
 
 
 def open_shift_at(table_id: int) -> Shift | None:

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from audit.chain import audit_record
 from casino import clock
 from casino.errors import Conflict, DomainError, NotFound
-from casino.floor.models import Account, Movement
+from casino.floor.models import Account, Duty, Movement
 from casino.floor.play.alliance.models import (
     Deal,
     DealCall,
@@ -37,7 +37,7 @@ from casino.floor.play.alliance.seats import (
     cercle_locked,
     dealing_order,
 )
-from casino.floor.services import Entry, ledger_post, require_on_duty, table_account
+from casino.floor.services import Entry, ledger_post, round_locked, table_account
 from casino.games import alliance as engine
 from casino.games import errors as engine_errors
 from casino.games.cards import Card, card
@@ -146,17 +146,12 @@ def dealt_cards(deal: Deal) -> list[str]:
     return cards_laid_in(deal.pack_id, deal.pack_taille)
 
 
-def _lock(deal_id: int) -> Deal:
-    try:
-        return (
-            Deal.objects.select_for_update(of=("self",))
-            .select_related("shift__table", "pack", "reglement")
-            .get(pk=deal_id)
-        )
-    except Deal.DoesNotExist:
-        raise NotFound(
-            _("la donne %(deal)s n'existe pas") % {"deal": deal_id}, where="deal"
-        ) from None
+def _lock(deal_id: int, actor: Any, *posts: Duty.Post, act: str) -> Deal:
+    """The deal locked for ``act`` by ``actor``, on duty at its table as one of ``posts``."""
+    deal: Deal | None = round_locked(Deal, deal_id, actor, *posts, act=act)
+    if deal is None:
+        raise NotFound(_("la donne %(deal)s n'existe pas") % {"deal": deal_id}, where="deal")
+    return deal
 
 
 def seated_name(player: str) -> str:
@@ -169,8 +164,7 @@ def seated_name(player: str) -> str:
 def _at_deal(deal_id: int, actor: Any, phase: DealPhase, *, act: str) -> Deal:
     """The deal, locked, in ``phase``, at a table where the actor is on duty."""
     require_role(actor, *CERCLE_STAFF, act=act)
-    deal = _lock(deal_id)
-    require_on_duty(deal.shift, actor, *AT_THE_TABLE, act=act)
+    deal = _lock(deal_id, actor, *AT_THE_TABLE, act=act)
     if deal.phase != phase:
         raise IllegalDealPhase(
             _("%(act)s : la donne %(number)s est en phase « %(phase)s »")

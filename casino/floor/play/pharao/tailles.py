@@ -44,6 +44,7 @@ from casino.floor.services import (
     ledger_post,
     open_shift_locked,
     require_on_duty,
+    round_locked,
     table_accounts,
 )
 from casino.games import errors as engine_errors
@@ -222,28 +223,25 @@ def deal_of(taille: Taille, *, new_stakes: bool = True) -> engine.TailleDeal:
     return deal
 
 
-def _lock(taille_id: int) -> Taille:
-    try:
-        return (
-            Taille.objects.select_for_update(of=("self",))
-            .select_related("shift__table", "pack", "reglement")
-            .get(pk=taille_id)
-        )
-    except Taille.DoesNotExist:
+def _lock(taille_id: int, actor: Any, *posts: Duty.Post, act: str) -> Taille:
+    """The taille locked for ``act`` by ``actor``, on duty at its table as one of ``posts``."""
+    taille: Taille | None = round_locked(Taille, taille_id, actor, *posts, act=act)
+    if taille is None:
         raise NotFound(
             _("la taille %(taille)s n'existe pas") % {"taille": taille_id}, where="taille"
-        ) from None
+        )
+    return taille
 
 
-def _stake(stake_id: int) -> tuple[PharaoStake, Taille]:
-    """The stake, and its taille locked for the act."""
+def _stake(stake_id: int, actor: Any, *posts: Duty.Post, act: str) -> tuple[PharaoStake, Taille]:
+    """The stake, and its taille locked for ``act`` by ``actor`` on duty as one of ``posts``."""
     try:
         stake = PharaoStake.objects.select_related("holder").get(pk=stake_id)
     except PharaoStake.DoesNotExist:
         raise NotFound(
             _("la mise %(stake)s n'existe pas") % {"stake": stake_id}, where="stake"
         ) from None
-    return stake, _lock(stake.taille_id)
+    return stake, _lock(stake.taille_id, actor, *posts, act=act)
 
 
 def _dealing(taille: Taille, *, act: str) -> None:
@@ -415,8 +413,7 @@ def pharao_stake_place(
     require_role(actor, *TABLE_STAFF, act=doing)
     refused: DomainError
     with transaction.atomic():
-        taille = _lock(taille_id)
-        require_on_duty(taille.shift, actor, *AT_THE_TABLE, act=doing)
+        taille = _lock(taille_id, actor, *AT_THE_TABLE, act=doing)
         _dealing(taille, act=doing)
         try:
             on = rank_of(rank)
@@ -498,8 +495,7 @@ def _act(
     require_role(actor, *TABLE_STAFF, act=doing)
     refused: DomainError
     with transaction.atomic():
-        stake, taille = _stake(stake_id)
-        require_on_duty(taille.shift, actor, *AT_THE_TABLE, act=doing)
+        stake, taille = _stake(stake_id, actor, *AT_THE_TABLE, act=doing)
         _dealing(taille, act=doing)
         deal = deal_of(taille, new_stakes=False)
         draw = deal.completed + 1
@@ -678,8 +674,7 @@ def pharao_approval_give(
     withdrawal of a standing stake before the next draw; never a stake he recorded himself."""
     doing = _("approuver une réduction ou un retrait de mise")
     require_role(actor, Role.CHEF_DE_PARTIE, act=doing)
-    stake, taille = _stake(stake_id)
-    require_on_duty(taille.shift, actor, CHEF_DE_PARTIE, act=doing)
+    stake, taille = _stake(stake_id, actor, CHEF_DE_PARTIE, act=doing)
     _dealing(taille, act=doing)
     if act not in ("withdraw", "reduce") or (act == "reduce") != (amount is not None):
         raise NotApprovable(
@@ -744,8 +739,7 @@ def taille_lay_card(
     require_role(actor, Role.TAILLEUR, act=doing)
     refused: DomainError
     with transaction.atomic():
-        taille = _lock(taille_id)
-        require_on_duty(taille.shift, actor, TAILLEUR, act=doing)
+        taille = _lock(taille_id, actor, TAILLEUR, act=doing)
         _dealing(taille, act=doing)
         try:
             laying = card(code)

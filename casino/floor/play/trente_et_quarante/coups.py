@@ -36,6 +36,7 @@ from casino.floor.services import (
     ledger_post,
     open_shift_locked,
     require_on_duty,
+    round_locked,
     table_account,
     table_accounts,
 )
@@ -87,17 +88,12 @@ TAILLEUR = Duty.Post.TAILLEUR
 AT_THE_TABLE = (Duty.Post.TAILLEUR, Duty.Post.CROUPIER)
 
 
-def _lock(coup_id: int) -> Coup:
-    try:
-        return (
-            Coup.objects.select_for_update(of=("self",))
-            .select_related("shift__table", "pack", "reglement")
-            .get(pk=coup_id)
-        )
-    except Coup.DoesNotExist:
-        raise NotFound(
-            _("le coup %(coup)s n'existe pas") % {"coup": coup_id}, where="coup"
-        ) from None
+def _lock(coup_id: int, actor: Any, *posts: Duty.Post, act: str) -> Coup:
+    """The coup locked for ``act`` by ``actor``, on duty at its table as one of ``posts``."""
+    coup: Coup | None = round_locked(Coup, coup_id, actor, *posts, act=act)
+    if coup is None:
+        raise NotFound(_("le coup %(coup)s n'existe pas") % {"coup": coup_id}, where="coup")
+    return coup
 
 
 def _phase(coup: Coup, *phases: CoupPhase, act: str) -> None:
@@ -232,8 +228,7 @@ def stake_place(
     """A stake on rouge, noir, couleur or inverse, while betting is open."""
     require_role(actor, *TABLE_STAFF, act=_("poser une mise"))
     with transaction.atomic():
-        coup = _lock(coup_id)
-        require_on_duty(coup.shift, actor, *AT_THE_TABLE, act=_("poser une mise"))
+        coup = _lock(coup_id, actor, *AT_THE_TABLE, act=_("poser une mise"))
         if coup.phase in (CoupPhase.DEALING, CoupPhase.COMPLETE, CoupPhase.SETTLED):
             late = _late(
                 coup,
@@ -323,8 +318,7 @@ def stake_withdraw(*, actor: Any, stake_id: int) -> StakeWithdrawal:
             raise NotFound(
                 _("la mise %(stake)s n'existe pas") % {"stake": stake_id}, where="stake"
             ) from None
-        coup = _lock(stake.coup_id)
-        require_on_duty(coup.shift, actor, *AT_THE_TABLE, act=_("retirer une mise"))
+        coup = _lock(stake.coup_id, actor, *AT_THE_TABLE, act=_("retirer une mise"))
         if coup.phase not in (CoupPhase.BETTING, CoupPhase.CLOSED):
             late = _late(
                 coup,
@@ -370,8 +364,7 @@ def stake_withdraw(*, actor: Any, stake_id: int) -> StakeWithdrawal:
 def coup_close_betting(*, actor: Any, coup_id: int) -> Coup:
     """ "Le jeu est fait"."""
     require_role(actor, Role.TAILLEUR, act=_("clore les mises"))
-    coup = _lock(coup_id)
-    require_on_duty(coup.shift, actor, TAILLEUR, act=_("clore les mises"))
+    coup = _lock(coup_id, actor, TAILLEUR, act=_("clore les mises"))
     _phase(coup, CoupPhase.BETTING, act=_("clore les mises"))
     coup.phase = CoupPhase.CLOSED
     coup.save(update_fields=["phase"])
@@ -396,8 +389,7 @@ def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
     recorded) and by the engine (which row, is it closed, is the coup complete)."""
     require_role(actor, Role.TAILLEUR, act=_("poser une carte"))
     with transaction.atomic():
-        coup = _lock(coup_id)
-        require_on_duty(coup.shift, actor, TAILLEUR, act=_("poser une carte"))
+        coup = _lock(coup_id, actor, TAILLEUR, act=_("poser une carte"))
         _phase(coup, CoupPhase.CLOSED, CoupPhase.DEALING, act=_("poser une carte"))
         rules = rules_of(coup)
         if cut_card_is_next(coup, rules):
@@ -627,8 +619,7 @@ def coup_settle(
     require_role(actor, *TABLE_STAFF, act=_("régler un coup"))
     refused: VoidAttempt | None = None
     with transaction.atomic():
-        coup = _lock(coup_id)
-        require_on_duty(coup.shift, actor, *AT_THE_TABLE, act=_("régler un coup"))
+        coup = _lock(coup_id, actor, *AT_THE_TABLE, act=_("régler un coup"))
         rules = rules_of(coup)
         deal = deal_of(coup, rules)
         if not cut_card:
@@ -802,8 +793,7 @@ def coup_cancel(*, actor: Any, coup_id: int, reason: str) -> CoupCancellation:
     floor): every stake still on it is returned, prisoners stay as they were, no premium is
     charged, and a ``coup_cancelled`` anomaly asks for review."""
     require_role(actor, Role.CHEF_DE_PARTIE, act=_("annuler un coup"))
-    coup = _lock(coup_id)
-    require_on_duty(coup.shift, actor, Duty.Post.CHEF_DE_PARTIE, act=_("annuler un coup"))
+    coup = _lock(coup_id, actor, Duty.Post.CHEF_DE_PARTIE, act=_("annuler un coup"))
     reason = (reason or "").strip()
     if not reason:
         raise ReasonRequired(_("dites pourquoi le coup est annulé"), where="reason")
