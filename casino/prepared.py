@@ -17,14 +17,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections
 from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators
 
 USING = "default"  # the hot acts' database
 
-# Far below any id or count the application stores; one per value of the query.
-_PLACEHOLDERS = tuple(-7_340_000_001 - i for i in range(8))
+# Below any id or count the application stores, yet within a 32-bit column's range (Django
+# compiles an out-of-range lookup to an empty result); one per value of the query.
+_PLACEHOLDERS = tuple(-1_987_650_001 - i for i in range(8))
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,10 @@ class Prepared:
         placeholders = _PLACEHOLDERS[:arity]
         queryset = self._build(*placeholders)
         compiler = queryset.query.get_compiler(using=USING)
-        sql, params = compiler.as_sql()  # also fills compiler.select, klass_info, annotations
+        try:
+            sql, params = compiler.as_sql()  # also fills compiler.select, klass_info, annotations
+        except (EmptyResultSet, FullResultSet):
+            raise ValueError(f"a value's condition compiled away: {queryset.query}") from None
         slots = tuple(placeholders.index(p) if p in placeholders else None for p in params)
         if sorted(s for s in slots if s is not None) != list(range(arity)):
             raise ValueError(f"each value must appear once in the compiled query: {sql}")

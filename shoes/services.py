@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from django.db import transaction
-from django.db.models import Count, Max, Q, QuerySet
+from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
@@ -609,11 +609,17 @@ def _lay(
     with the cards laid before it. The pack's integrity is counted per taille."""
     holds = composition(pack)
     if len(codes) == 1:  # the common case, a card at a time: two small aggregates, not a scan
-        figures = pack.cards_laid.aggregate(
-            last=Max("seq"), same=Count("id", filter=Q(card=codes[0], taille=taille))
-        )
-        laid: Counter[str] = Counter({codes[0]: figures["same"]})
-        last = figures["last"] or 0
+        # Every card of every game comes through here: a fixed statement, where building and
+        # compiling the ORM's aggregate cost more than running it (issue 17's profile).
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT max(seq), count(*) FILTER (WHERE card = %s AND taille = %s) "
+                "FROM shoes_cardlaid WHERE pack_id = %s",
+                [codes[0], taille, pack.pk],
+            )
+            last, same = cursor.fetchone()
+        laid: Counter[str] = Counter({codes[0]: same})
+        last = last or 0
     else:
         laid = _laid_counts(pack, taille)
         last = pack.cards_laid.order_by("-seq").values_list("seq", flat=True).first() or 0

@@ -34,6 +34,13 @@ def _engine(parameters: str) -> Reglement:
     return Reglement.from_json(parameters)
 
 
+@functools.lru_cache(maxsize=256)
+def _engine_with_limits(parameters: str, min_stake: int, max_stake: int) -> Reglement:
+    """Every table act asks for its coup's règlement with its limits: validated once per text
+    and limits (frozen, so one copy serves every act)."""
+    return replace(_engine(parameters), min_stake=min_stake, max_stake=max_stake)
+
+
 # A dispute's corrections moving more than this (minor units) wait for a second approver, unless
 # the posted règlement says otherwise.
 CORRECTION_APPROVAL_THRESHOLD = 100_000
@@ -105,7 +112,7 @@ class PostedReglement(models.Model):
 
     def with_limits(self, *, min_stake: int, max_stake: int) -> Reglement:
         """The engine's règlement with a table's limits (validated: ``max_stake_ratio``...)."""
-        return replace(self.engine(), min_stake=min_stake, max_stake=max_stake)
+        return _engine_with_limits(self.parameters, min_stake, max_stake)
 
 
 class Table(models.Model):

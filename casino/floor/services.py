@@ -305,21 +305,44 @@ def table_accounts(table: Table) -> dict[str, Account]:
     return {a.kind: a for a in Account.objects.filter(table=table).exclude(kind=Account.Kind.SEAT)}
 
 
-def holder_account(table: Table, holder: str) -> Account | None:
-    """Whose stake it is: a patron's account (``patron:<id>``), or the anonymous seat marker at
-    this table (any other 1 to 40 characters), made on first use; None for anything else."""
+def _holder_code(table: Table, holder: str) -> tuple[str, Account.Kind] | None:
     holder = holder.strip()
     if not holder or len(holder) > 40:
         return None
     if holder.startswith("patron:"):
-        code, kind = holder, Account.Kind.PATRON
-    else:
-        code, kind = f"T{table.number}:seat:{holder}", Account.Kind.SEAT
+        return holder, Account.Kind.PATRON
+    return f"T{table.number}:seat:{holder}", Account.Kind.SEAT
+
+
+def holder_account(table: Table, holder: str) -> Account | None:
+    """Whose stake it is: a patron's account (``patron:<id>``), or the anonymous seat marker at
+    this table (any other 1 to 40 characters), made on first use; None for anything else."""
+    coded = _holder_code(table, holder)
+    if coded is None:
+        return None
+    code, kind = coded
     account, _created = Account.objects.get_or_create(
         code=code,
-        defaults={"kind": kind, "table": table if kind == "seat" else None, "name": holder},
+        defaults={
+            "kind": kind,
+            "table": table if kind == Account.Kind.SEAT else None,
+            "name": holder.strip(),
+        },
     )
     return account
+
+
+def stake_accounts(table: Table, holder: str) -> tuple[Account | None, Account]:
+    """A stake's two accounts: its holder's (as ``holder_account``) and the table's layout, in
+    one query where the holder's exists (every stake is placed through here)."""
+    coded = _holder_code(table, holder)
+    code = coded[0] if coded else None
+    both = list(Account.objects.filter(Q(table=table, kind=Account.Kind.LAYOUT) | Q(code=code)))
+    layout = next(a for a in both if a.kind == Account.Kind.LAYOUT and a.table_id == table.pk)
+    if coded is None:
+        return None, layout
+    held = next((a for a in both if a.code == code), None)
+    return held or holder_account(table, holder), layout
 
 
 def house_account(kind: Account.Kind) -> Account:

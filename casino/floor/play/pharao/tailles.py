@@ -40,11 +40,11 @@ from casino.floor.services import (
     Entry,
     LateStake,
     StakeRefused,
-    holder_account,
     ledger_post,
     open_shift_locked,
     require_on_duty,
     round_locked,
+    stake_accounts,
     table_accounts,
 )
 from casino.games import errors as engine_errors
@@ -282,14 +282,15 @@ def _late(
     return LateStake(game_message(exc), where="taille")
 
 
-def _holder(taille: Taille, holder: str) -> Account:
-    account = holder_account(taille.shift.table, holder)
+def _accounts(taille: Taille, holder: str) -> tuple[Account, Account]:
+    """The stake's holder (a patron or a seat at this table) and the table's layout."""
+    account, layout = stake_accounts(taille.shift.table, holder)
     if account is None:
         raise NoHolder(
             _("une mise appartient à un joueur ou à une place (1 à 40 caractères)"),
             where="holder",
         )
-    return account
+    return account, layout
 
 
 def _ref(taille: Taille, stake: PharaoStake) -> str:
@@ -439,7 +440,7 @@ def pharao_stake_place(
                     % {"ref": ref, "number": taille.number},
                     where="ref",
                 )
-            account = _holder(taille, holder)
+            account, layout = _accounts(taille, holder)
             stake = PharaoStake.objects.create(
                 taille=taille,
                 ref=ref,
@@ -450,7 +451,6 @@ def pharao_stake_place(
                 placed_at=clock.now(),
                 placed_by=actor,
             )
-            accounts = table_accounts(taille.shift.table)
             ledger_post(
                 actor=actor,
                 shift=taille.shift,
@@ -458,7 +458,7 @@ def pharao_stake_place(
                     Entry(
                         Movement.Kind.STAKE_PLACED,
                         account,
-                        accounts[Account.Kind.LAYOUT],
+                        layout,
                         amount,
                         _ref(taille, stake),
                         f"pharao_stake:{stake.pk}:placed",

@@ -32,11 +32,11 @@ from casino.floor.services import (
     Entry,
     LateStake,
     StakeRefused,
-    holder_account,
     ledger_post,
     open_shift_locked,
     require_on_duty,
     round_locked,
+    stake_accounts,
     table_account,
     table_accounts,
 )
@@ -190,15 +190,15 @@ def _late(coup: Coup, actor: Any, what: str, details: dict[str, Any], refused: s
     return LateStake(refused % {"number": coup.number}, where="coup")
 
 
-def _holder(coup: Coup, holder: str) -> Account:
-    """A patron's account, or the anonymous seat marker at this table."""
-    account = holder_account(coup.shift.table, holder)
+def _accounts(coup: Coup, holder: str) -> tuple[Account, Account]:
+    """A patron's account, or the anonymous seat marker at this table; and the layout."""
+    account, layout = stake_accounts(coup.shift.table, holder)
     if account is None:
         raise StakeRefused(
             _("une mise appartient à un joueur ou à une place (1 à 40 caractères)"),
             where="holder",
         )
-    return account
+    return account, layout
 
 
 def _on_refait(value: str | None) -> RefaitChoice | None:
@@ -264,7 +264,7 @@ def stake_place(
                     % {"ref": ref, "number": coup.number},
                     where="ref",
                 )
-            account = _holder(coup, holder)
+            account, layout = _accounts(coup, holder)
             stake = Stake.objects.create(
                 coup=coup,
                 ref=ref,
@@ -283,7 +283,7 @@ def stake_place(
                     Entry(
                         Movement.Kind.STAKE_PLACED,
                         account,
-                        table_account(coup.shift.table, Account.Kind.LAYOUT),
+                        layout,
                         amount,
                         f"coup:{coup.pk}:stake:{stake.pk}",
                         f"stake:{stake.pk}:placed",
