@@ -1,0 +1,190 @@
+"""``casino.prepared``: a queryset compiled once and run with new values gives what the ORM gives;
+and ``round_locked``, the table acts' one prepared statement (the round locked, the actor's duty)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.db.models import Exists, Model, OuterRef, Value
+from django.test.utils import CaptureQueriesContext
+
+from audit.models import Anomaly, AuditEvent
+from casino.floor.models import Coup, CoupResult, Duty, DutyEnd, Movement
+from casino.floor.services import NotOnDuty, duty_end, round_locked
+from casino.prepared import Prepared
+from tests.conftest import lay_in_coups
+
+pytestmark = pytest.mark.django_db
+
+# Noir K 7 9 2 5 = 33, rouge T Q A 4 3 9 = 37: noir wins; eleven cards.
+A_COUP = ["KS", "7H", "9D", "2C", "5S", "TH", "QD", "AS", "4C", "3H", "9S"]
+
+
+@pytest.fixture
+def coup(cast, shift, sixain_in_play) -> Coup:  # type: ignore[no-untyped-def]
+    """A coup played and settled at table 1 (it has its result)."""
+    lay_in_coups(cast, shift, A_COUP)
+    return Coup.objects.get(shift=shift)
+
+
+def columns(instance: Model) -> dict[str, tuple[type, Any]]:
+    """Every column of the instance as loaded: its Python type and its value."""
+    return {
+        field.attname: (type(getattr(instance, field.attname)), getattr(instance, field.attname))
+        for field in instance._meta.concrete_fields
+    }
+
+
+def coup_on_duty(pk: int, person_id: int) -> Any:
+    """A coup with its séance, table, pack and règlement, and whether the person is on duty
+    at its séance (the shape of the table acts' lock)."""
+    return (
+        Coup.objects.select_related("shift__table", "pack", "reglement")
+        .annotate(
+            on_duty=Exists(
+                Duty.objects.filter(
+                    shift_id=OuterRef("shift_id"), person_id=person_id, end__isnull=True
+                )
+            )
+        )
+        .filter(pk=pk)
+    )
+
+
+# --- Prepared ------------------------------------------------------------------------------------
+
+
+def test_a_prepared_query_gives_the_instance_the_orm_gives(cast, coup):
+    prepared = Prepared(coup_on_duty)
+    for person, on_duty in ((cast.tailleur, True), (cast.outsider, False)):
+        want = coup_on_duty(coup.pk, person.pk).get()
+        got = prepared.first(coup.pk, person.pk)
+        assert type(got) is Coup
+        assert columns(got) == columns(want)
+        assert (got.on_duty, want.on_duty) == (on_duty, on_duty)
+        assert (got._state.db, got._state.adding) == ("default", False)  # saved as an update
+        with CaptureQueriesContext(connection) as queries:
+            related = [got.shift, got.shift.table, got.pack, got.reglement]
+        assert queries.captured_queries == []  # select_related: populated from the one row
+        expected = [want.shift, want.shift.table, want.pack, want.reglement]
+        assert [columns(r) for r in related] == [columns(r) for r in expected]
+        assert got.reglement.parameters == want.reglement.parameters != {}
+
+
+def test_a_prepared_query_gives_none_when_no_row_matches(cast, coup):
+    prepared = Prepared(coup_on_duty)
+    assert prepared.first(coup.pk, cast.tailleur.pk) is not None  # compiled, then run again
+    missing = Coup.objects.order_by("-pk").values_list("pk", flat=True).first() + 1
+    assert prepared.first(missing, cast.tailleur.pk) is None
+
+
+def test_two_values_each_land_in_their_own_place(cast, coup):
+    """The second value comes first in the SQL (the select list, before the where clause): each
+    is put where its placeholder was, not in the order given."""
+    prepared = Prepared(
+        lambda seq, shown: AuditEvent.objects.annotate(shown=Value(shown)).filter(seq=seq)
+    )
+    low, high = AuditEvent.objects.order_by("seq").values_list("seq", flat=True)[:2]
+    one, other = prepared.first(low, high), prepared.first(high, low)
+    assert (one.seq, one.shown) == (low, high)
+    assert (other.seq, other.shown) == (high, low)
+    assert columns(one) == columns(AuditEvent.objects.get(seq=low))
+
+
+def test_json_and_datetime_columns_are_converted_as_the_orm_converts_them(cast, coup):
+    prepared = Prepared(
+        lambda coup_id: CoupResult.objects.select_related("coup__reglement", "settled_by").filter(
+            coup_id=coup_id
+        )
+    )
+    got = prepared.first(coup.pk)
+    want = CoupResult.objects.select_related("coup__reglement", "settled_by").get(coup=coup)
+    assert columns(got) == columns(want)
+    assert got.noir_cards == ["KS", "7H", "9D", "2C", "5S"]  # a list, not its JSON text
+    assert isinstance(got.announcement, dict)
+    assert got.announcement == want.announcement
+    assert got.settled_at == want.settled_at
+    assert got.settled_at.utcoffset() is not None
+    assert columns(got.coup.reglement) == columns(want.coup.reglement)  # JSON of a related row
+    assert isinstance(got.coup.reglement.articles, list)
+    assert got.settled_by.username == "croupier"
+
+
+def test_for_update_is_sent_when_the_queryset_asks_for_it(cast, coup):
+    locking = Prepared(lambda pk: Coup.objects.select_for_update(of=("self",)).filter(pk=pk))
+    plain = Prepared(lambda pk: Coup.objects.filter(pk=pk))
+    with CaptureQueriesContext(connection) as queries:
+        assert locking.first(coup.pk).pk == plain.first(coup.pk).pk == coup.pk
+    locked, read = (q["sql"] for q in queries.captured_queries)
+    assert locked.endswith('FOR UPDATE OF "floor_coup"')
+    assert "FOR UPDATE" not in read
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        pytest.param(lambda pk: Coup.objects.filter(pk=pk, shift_id=pk), id="a value used twice"),
+        pytest.param(lambda pk, shift_id: Coup.objects.filter(pk=pk), id="a value left out"),
+        pytest.param(lambda pk: Coup.objects.filter(pk=pk + 1), id="a value computed on"),
+    ],
+)
+def test_a_shape_that_does_not_use_each_value_once_is_refused(build):
+    arity = build.__code__.co_argcount
+    with (
+        CaptureQueriesContext(connection) as queries,
+        pytest.raises(ValueError, match="each value must appear once"),
+    ):
+        Prepared(build).first(*range(1, arity + 1))
+    assert queries.captured_queries == []  # refused before anything is sent
+
+
+# --- round_locked --------------------------------------------------------------------------------
+
+
+def written() -> tuple[int, ...]:
+    return (AuditEvent.objects.count(), Anomaly.objects.count(), Movement.objects.count())
+
+
+def test_the_round_is_locked_with_its_seance_for_a_person_on_duty(cast, coup):
+    with CaptureQueriesContext(connection) as queries:
+        found = round_locked(Coup, coup.pk, cast.tailleur, Duty.Post.TAILLEUR, act="lay a card")
+    assert (found.pk, found.shift.table.number, found.actor_on_duty) == (coup.pk, 1, True)
+    (sql,) = (q["sql"] for q in queries.captured_queries)
+    assert 'FOR UPDATE OF "floor_coup"' in sql
+
+
+@pytest.mark.parametrize(
+    ("who", "posts"),
+    [
+        pytest.param("croupier", (Duty.Post.TAILLEUR,), id="on duty in another post"),
+        pytest.param("outsider", (Duty.Post.TAILLEUR, Duty.Post.CROUPIER), id="never on duty"),
+    ],
+)
+def test_a_person_not_on_duty_is_refused_and_nothing_is_written(cast, coup, who, posts):
+    person = getattr(cast, who)
+    before = written()
+    with (
+        CaptureQueriesContext(connection) as queries,
+        pytest.raises(NotOnDuty, match=f"{person.username} is not on duty") as refused,
+    ):
+        round_locked(Coup, coup.pk, person, *posts, act="lay a card")
+    assert refused.value.code == "not_on_duty"
+    assert [q["sql"].split()[0] for q in queries.captured_queries] == ["SELECT"]
+    assert written() == before
+
+
+def test_a_person_whose_duty_ended_is_refused(cast, coup):
+    duty = Duty.objects.get(shift=coup.shift, person=cast.croupier)
+    assert round_locked(Coup, coup.pk, cast.croupier, Duty.Post.CROUPIER, act="settle")
+    duty_end(actor=cast.chef, duty_id=duty.pk, reason="pause")
+    assert DutyEnd.objects.filter(duty=duty).exists()
+    with pytest.raises(NotOnDuty):
+        round_locked(Coup, coup.pk, cast.croupier, Duty.Post.CROUPIER, act="settle")
+
+
+def test_a_missing_round_gives_none(cast, coup):
+    missing = Coup.objects.order_by("-pk").values_list("pk", flat=True).first() + 1
+    for person in (cast.tailleur, cast.outsider):
+        assert round_locked(Coup, missing, person, Duty.Post.TAILLEUR, act="lay a card") is None
