@@ -52,7 +52,7 @@ QUERIES = {
     # Trente-et-Quarante
     "coup_open": 12,
     "stake_place, a seat's first stake (its account is made)": 13,
-    "stake_place, a later stake at the same seat": 10,
+    "stake_place, a later stake at the same seat": 9,
     "coup_close_betting": 7,
     "coup_lay_card, the first card (the coup starts dealing)": 10,
     "coup_lay_card, a middle card": 9,
@@ -60,7 +60,7 @@ QUERIES = {
     "coup_settle, a coup with a winning and a losing stake, none in prison": 15,
     # Pharao
     "pharao_stake_place, a seat's first stake (its account is made)": 16,
-    "pharao_stake_place, a later stake at the same seat": 13,
+    "pharao_stake_place, a later stake at the same seat": 12,
     "taille_lay_card, a draw's first card (the bank's)": 11,
     "taille_lay_card, a draw's second card (settles it: a stake won, one lost)": 18,
     # Alliance
