@@ -8,17 +8,20 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from casino.games.alliance import dealing_plan, play_deal
+from casino.games.cards import ONE_PACK, Card, Suit
 from casino.games.pharao import play_taille
-from casino.games.reglement import reglement
+from casino.games.reglement import Reglement, reglement
 from casino.games.replay import replay_text
 from casino.games.simulator import (
     simulate_alliance_deal,
     simulate_pharao_taille,
     simulate_taille,
 )
-from casino.games.trente_et_quarante import play_talon, points
+from casino.games.trente_et_quarante import Chance, Stake, Taille, play_talon, points
 from tests.bench.harness import median_time, report
 
 TAILLES = 60
@@ -179,36 +182,129 @@ def run_pharao() -> None:
     )
 
 
+def bare_trente_et_quarante(
+    talon: Sequence[Card], stakes: Mapping[int, Sequence[Stake]], rules: Reglement
+) -> int:
+    """A bare loop doing the engine's work over the same cards and stakes, in flat code: the
+    rows laid to 31, the result and couleur decided, each stake settled (insurance, refaits by
+    the player's choice, prisoners carried with their level) under the count rule; no records,
+    no checks. Returns the bank's net (kept + premiums - paid), which the engine must agree with.
+    Written for the bench's règlement only (the asserts say which)."""
+    written_for = (rules.refait_mode, rules.prison_repeat, rules.end_rule, rules.prison_at_end)
+    assert written_for == ("choice", "level", "count", "carry"), written_for
+    by_rank = {c.rank: points(c, rules) for c in ONE_PACK}
+    values = [by_rank[c.rank] for c in talon]
+    cards_left, points_left, position, coup, bank = len(talon), sum(values), 0, 0, 0
+    prison: list[list[Any]] = []  # [chance, held, level]
+    while cards_left >= rules.end_min_cards and points_left >= rules.end_min_points:
+        coup += 1
+        first = talon[position]
+        noir = rouge = 0
+        while noir <= 30 and position < len(talon):
+            noir += values[position]
+            position += 1
+        while noir > 30 and rouge <= 30 and position < len(talon):
+            rouge += values[position]
+            position += 1
+        cards_left, points_left = len(talon) - position, points_left - noir - rouge
+        last = cards_left < rules.end_min_cards or points_left < rules.end_min_points
+        won: tuple[Chance, Chance] | None = None
+        if rouge <= 30 or (noir == rouge == 31 and last and rules.refait_void_on_last_coup):
+            continue  # void: stakes returned, prisoners stay
+        refait = noir == rouge == 31
+        if noir != rouge:
+            row = Chance.NOIR if noir < rouge else Chance.ROUGE
+            black_won = row is Chance.NOIR
+            first_black = first.suit in (Suit.SPADES, Suit.CLUBS)
+            won = (row, Chance.COULEUR if first_black is black_won else Chance.INVERSE)
+        kept = []
+        for p in prison:
+            if refait:
+                if p[2] + 1 > rules.max_prison_level:
+                    bank += p[1]
+                    continue
+                p[2] += 1
+            elif won is not None:
+                if p[0] not in won:
+                    bank += p[1]
+                    continue
+                p[2] -= 1
+                if p[2] == 0:
+                    continue
+            kept.append(p)
+        prison = kept
+        for s in stakes.get(coup, ()):
+            if s.insured:
+                bank += rules.insurance_premium * -(-s.amount // rules.insurance_unit)
+            if refait and not s.insured:
+                choice = s.on_refait or rules.refait_default
+                if choice == "half":
+                    bank += s.amount // 2
+                else:
+                    prison.append([s.chance if choice == "prison" else choice[1], s.amount, 1])
+            elif won is not None:
+                bank += -s.amount if s.chance in won else s.amount
+    return bank
+
+
+def bank_net(taille: Taille) -> int:
+    """The bank's net over a taille: what it kept and the premiums, less what it paid."""
+    settlements = [s for c in taille.coups for s in c.settlements] + list(taille.end.settlements)
+    return sum(s.to_bank + s.premium - s.paid for s in settlements)
+
+
 def run_trente_et_quarante() -> None:
+    """Whole sixains of Trente-et-Quarante, 5 stakes per coup: through the replay command's
+    function (JSON text in, document out), through the engine (``play_talon``), and a bare loop
+    doing the same dealing, deciding and settling (``bare_trente_et_quarante``, checked to agree
+    with the engine on the bank's net); beside it, the floor of the old bench: summing the values
+    of the cards the coups used."""
     rules = reglement("trente-et-quarante-modern")
     sims = [
         simulate_taille(seed=seed, reglement=rules, stakes_per_coup=5) for seed in range(TAILLES)
     ]
+    texts = [json.dumps(s.replay_document()) for s in sims]
     coups = sum(len(s.taille.coups) for s in sims)
+    for s in sims:
+        assert bare_trente_et_quarante(s.talon, s.stakes, rules) == bank_net(s.taille), s.seed
     # Only the cards the coups used: the floor of the work is adding up those values.
     used = [s.talon[: len(s.talon) - s.taille.end.cards_left] for s in sims]
+
+    def through_replay() -> None:
+        for text in texts:
+            replay_text(text)
 
     def engine() -> None:
         for s in sims:
             play_talon(s.talon, s.stakes, rules)
 
     def bare() -> None:
+        for s in sims:
+            bare_trente_et_quarante(s.talon, s.stakes, rules)
+
+    def summing() -> None:
         for cards in used:
             total = 0
             for c in cards:
                 total += points(c, rules)
 
+    t_replay = median_time(through_replay, runs=5)
     t_engine = median_time(engine, runs=5)
     t_bare = median_time(bare, runs=5)
+    t_summing = median_time(summing, runs=5)
     report(
-        f"Replay (play_talon), {TAILLES} full sixains, 5 stakes per coup",
+        f"Trente-et-Quarante: {TAILLES} full sixains, 5 stakes per coup ({coups} coups)",
         [
             (
-                "coups dealt and settled",
-                f"{coups / t_engine:,.0f} coups/s ({coups} coups, median of 5)",
+                "through the replay (JSON text in, document out)",
+                f"{coups / t_replay:,.0f} coups/s (median of 5)",
             ),
-            ("bare loop summing the same card values", f"{coups / t_bare:,.0f} coups/s"),
+            ("through the engine (play_talon)", f"{coups / t_engine:,.0f} coups/s"),
+            ("bare loop dealing, deciding and settling the same", f"{coups / t_bare:,.0f} coups/s"),
+            ("the old floor: summing the card values only", f"{coups / t_summing:,.0f} coups/s"),
+            ("ratio replay / bare", f"{t_replay / t_bare:.1f}x"),
             ("ratio engine / bare", f"{t_engine / t_bare:.1f}x"),
+            ("ratio engine / summing (the old ratio)", f"{t_engine / t_summing:.1f}x"),
         ],
     )
 
