@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
-from casino.games.cards import ONE_PACK, SIXAIN, Card, Colour, Composition, Rank, card
+from casino.games.cards import RANKS, SIXAIN, Card, Colour, Composition, Rank, card
 from casino.games.errors import IllegalDeal, StakeRefused, gettext_noop
 from casino.games.money import bank_half, insurance_premium
 from casino.games.reglement import Reglement
@@ -84,9 +84,14 @@ ROW_WORDS = {
 
 def points(c: Card, reglement: Reglement) -> int:
     """A card's points: ace 1, 2..10 their pips, figures the règlement's ``face_value`` (1.1)."""
-    if c.rank.is_figure:
-        return reglement.face_values[(Rank.JACK, Rank.QUEEN, Rank.KING).index(c.rank)]
-    return c.rank.pips
+    return rank_points(c.rank, reglement)
+
+
+def rank_points(r: Rank, reglement: Reglement) -> int:
+    """The points of every card of rank ``r``: a card's points depend on its rank alone."""
+    if r.is_figure:
+        return reglement.face_values[(Rank.JACK, Rank.QUEEN, Rank.KING).index(r)]
+    return r.pips
 
 
 @dataclass(frozen=True)
@@ -606,7 +611,7 @@ def deal_talon(
     """
     if composition is not None:
         composition.check_contains(cards)
-    by_rank = {c.rank: points(c, reglement) for c in ONE_PACK}
+    by_rank = {r: rank_points(r, reglement) for r in RANKS}
     values = [by_rank[c.rank] for c in cards]
     # The cut card lies before the last ``cut_card_from_end`` cards: no card of a coup is dealt
     # from beyond it (1.3).

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from casino.games.alliance import dealing_plan, play_deal
-from casino.games.cards import ONE_PACK, Card, Suit
+from casino.games.cards import RANKS, Card, Suit
 from casino.games.pharao import play_taille
 from casino.games.reglement import Reglement, reglement
 from casino.games.replay import replay_text
@@ -21,7 +21,14 @@ from casino.games.simulator import (
     simulate_pharao_taille,
     simulate_taille,
 )
-from casino.games.trente_et_quarante import Chance, Stake, Taille, play_talon, points
+from casino.games.trente_et_quarante import (
+    Chance,
+    Stake,
+    Taille,
+    play_talon,
+    points,
+    rank_points,
+)
 from tests.bench.harness import median_time, report
 
 TAILLES = 60
@@ -184,18 +191,20 @@ def run_pharao() -> None:
 
 def bare_trente_et_quarante(
     talon: Sequence[Card], stakes: Mapping[int, Sequence[Stake]], rules: Reglement
-) -> int:
+) -> tuple[int, list[tuple[Any, ...]]]:
     """A bare loop doing the engine's work over the same cards and stakes, in flat code: the
     rows laid to 31, the result and couleur decided, each stake settled (insurance, refaits by
-    the player's choice, prisoners carried with their level) under the count rule; no records,
-    no checks. Returns the bank's net (kept + premiums - paid), which the engine must agree with.
-    Written for the bench's règlement only (the asserts say which)."""
+    the player's choice, prisoners carried with their level) under the count rule, and what a
+    replay writes out kept as bare tuples (each coup's totals and result, each stake's money);
+    no checks, no typed records. Returns the bank's net (kept + premiums - paid), which the
+    engine must agree with, and those tuples. Written for the bench's règlement only."""
     written_for = (rules.refait_mode, rules.prison_repeat, rules.end_rule, rules.prison_at_end)
     assert written_for == ("choice", "level", "count", "carry"), written_for
-    by_rank = {c.rank: points(c, rules) for c in ONE_PACK}
+    by_rank = {r: rank_points(r, rules) for r in RANKS}
     values = [by_rank[c.rank] for c in talon]
     cards_left, points_left, position, coup, bank = len(talon), sum(values), 0, 0, 0
-    prison: list[list[Any]] = []  # [chance, held, level]
+    prison: list[list[Any]] = []  # [stake, chance, held, level]
+    record: list[tuple[Any, ...]] = []
     while cards_left >= rules.end_min_cards and points_left >= rules.end_min_points:
         coup += 1
         first = talon[position]
@@ -208,43 +217,53 @@ def bare_trente_et_quarante(
             position += 1
         cards_left, points_left = len(talon) - position, points_left - noir - rouge
         last = cards_left < rules.end_min_cards or points_left < rules.end_min_points
-        won: tuple[Chance, Chance] | None = None
-        if rouge <= 30 or (noir == rouge == 31 and last and rules.refait_void_on_last_coup):
-            continue  # void: stakes returned, prisoners stay
         refait = noir == rouge == 31
-        if noir != rouge:
+        won: tuple[Chance, Chance] | None = None
+        if rouge > 30 and noir != rouge:
             row = Chance.NOIR if noir < rouge else Chance.ROUGE
             black_won = row is Chance.NOIR
             first_black = first.suit in (Suit.SPADES, Suit.CLUBS)
             won = (row, Chance.COULEUR if first_black is black_won else Chance.INVERSE)
+        void = rouge <= 30 or (refait and last and rules.refait_void_on_last_coup)
+        record.append((coup, noir, rouge, won, refait, void))
+        if void:  # stakes returned, prisoners stay
+            record.extend((p[0], 0) for p in prison)
+            record.extend((s.id, 0) for s in stakes.get(coup, ()))
+            continue
         kept = []
         for p in prison:
+            taken = 0
             if refait:
-                if p[2] + 1 > rules.max_prison_level:
-                    bank += p[1]
-                    continue
-                p[2] += 1
+                if p[3] + 1 > rules.max_prison_level:
+                    taken = p[2]
+                else:
+                    p[3] += 1
             elif won is not None:
-                if p[0] not in won:
-                    bank += p[1]
-                    continue
-                p[2] -= 1
-                if p[2] == 0:
-                    continue
-            kept.append(p)
+                if p[1] not in won:
+                    taken = p[2]
+                else:
+                    p[3] -= 1
+            bank += taken
+            record.append((p[0], taken))
+            if not taken and p[3]:
+                kept.append(p)
         prison = kept
         for s in stakes.get(coup, ()):
+            change = 0
             if s.insured:
-                bank += rules.insurance_premium * -(-s.amount // rules.insurance_unit)
+                change = rules.insurance_premium * -(-s.amount // rules.insurance_unit)
             if refait and not s.insured:
                 choice = s.on_refait or rules.refait_default
                 if choice == "half":
-                    bank += s.amount // 2
+                    change += s.amount // 2
                 else:
-                    prison.append([s.chance if choice == "prison" else choice[1], s.amount, 1])
+                    chance = s.chance if choice == "prison" else choice[1]
+                    prison.append([s.id, chance, s.amount, 1])
             elif won is not None:
-                bank += -s.amount if s.chance in won else s.amount
-    return bank
+                change += -s.amount if s.chance in won else s.amount
+            bank += change
+            record.append((s.id, change))
+    return bank, record
 
 
 def bank_net(taille: Taille) -> int:
@@ -266,7 +285,7 @@ def run_trente_et_quarante() -> None:
     texts = [json.dumps(s.replay_document()) for s in sims]
     coups = sum(len(s.taille.coups) for s in sims)
     for s in sims:
-        assert bare_trente_et_quarante(s.talon, s.stakes, rules) == bank_net(s.taille), s.seed
+        assert bare_trente_et_quarante(s.talon, s.stakes, rules)[0] == bank_net(s.taille), s.seed
     # Only the cards the coups used: the floor of the work is adding up those values.
     used = [s.talon[: len(s.talon) - s.taille.end.cards_left] for s in sims]
 
