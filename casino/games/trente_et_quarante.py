@@ -2,7 +2,9 @@
 
 RULES.md §1 is the specification; each function cites the rule it implements. The pieces are
 separate so that a table terminal can deal card by card (``CoupDeal``) while the replay deals whole
-talons (``play_talon``) through the same code.
+talons (``deal_talon``: each row laid from the card values at once, a test holds it to
+``CoupDeal``'s rows) and settles them (``settle_talon``) through the same ``decide`` and
+``settle``.
 
 >>> deal = CoupDeal.from_codes("KS 7H 9D 2C 5S TH QD AS 4C 3H 9S".split())
 >>> outcome = deal.outcome()
