@@ -757,7 +757,6 @@ class AllianceDeal:
         of a trick names its winner, who leads next; the last card of the deal settles it."""
         seat = self._next_seat()
         number = len(self.tricks)
-        where = f"tricks[{number}][{len(self._current)}]"
         if seat is None:
             raise IllegalDeal(
                 gettext_noop("aucune carte ne se joue maintenant (phase %(phase)s) : %(card)s"),
@@ -765,13 +764,16 @@ class AllianceDeal:
                 card=str(c),
             )
         hand = self.hands[seat]
-        if c not in hand:
+        where = f"tricks[{number}][{len(self._current)}]"
+        try:
+            at = hand.index(c)  # one scan of the hand: to check the card, then to take it out
+        except ValueError:
             raise NotInHand(
                 gettext_noop("%(player)s n'a pas %(card)s en main"),
                 where=where,
                 player=self.players[seat],
                 card=str(c),
-            )
+            ) from None
         if self._current:
             led = self._current[0].suit
             if c.suit is not led and any(h.suit is led for h in hand):
@@ -784,7 +786,7 @@ class AllianceDeal:
                     suit=led.value,
                     card=str(c),
                 )
-        hand.remove(c)
+        del hand[at]
         self._current.append(c)
         self._played_by[c] = seat
         if len(self._current) < self.n:

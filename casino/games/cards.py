@@ -30,6 +30,10 @@ class Colour(Enum):
 
 
 class Suit(Enum):
+    # Members are singletons, so hashing by identity is exact; Enum's own hash (of the name) is a
+    # Python call, and every card is hashed each time a pack is checked or counted.
+    __hash__ = object.__hash__
+
     SPADES = "S"
     HEARTS = "H"
     DIAMONDS = "D"
@@ -41,6 +45,8 @@ class Suit(Enum):
 
 
 class Rank(Enum):
+    __hash__ = object.__hash__  # as Suit's
+
     ACE = "A"
     TWO = "2"
     THREE = "3"
@@ -75,6 +81,11 @@ class Card:
     suit: Suit
 
     def __str__(self) -> str:
+        return self.code
+
+    @cached_property
+    def code(self) -> str:
+        """The card's code, rank + suit (``TH``): worked out once, as records write it often."""
         return self.rank.value + self.suit.value
 
     @property
@@ -84,6 +95,8 @@ class Card:
 
 def card(code: str) -> Card:
     """The card of a code; ``IllegalCard`` names what is wrong."""
+    if isinstance(code, str) and code in _BY_CODE:  # a canonical code, as every record writes it
+        return _BY_CODE[code]
     if not isinstance(code, str):
         raise IllegalCard(
             gettext_noop("une carte est un texte comme 'KS', pas %(code)r"), code=code
@@ -122,6 +135,7 @@ def rank(code: str) -> Rank:
 
 
 ONE_PACK: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
+_BY_CODE = {str(c): c for c in ONE_PACK}
 
 
 @dataclass(frozen=True)
@@ -149,6 +163,11 @@ class Composition:
 
     def check_contains(self, laid: Iterable[Card], *, where: str = "cards") -> None:
         """Refuse a sequence this pack cannot hold: a card more often than the pack has it."""
+        laid = list(laid)
+        # Counted at once first (Counter counts in C); walked card by card only to name the card
+        # and the index at which it came once too often.
+        if all(n <= self[c] for c, n in Counter(laid).items()):
+            return
         seen: Counter[Card] = Counter()
         for index, c in enumerate(laid):
             seen[c] += 1

@@ -181,6 +181,13 @@ class Standing:
     def placed(cls, stake: Stake) -> Standing:
         return cls(stake.id, stake.rank, stake.amount, SIMPLE, stake.amount, 0)
 
+    def won(self, draw: int) -> Standing:
+        """The stake after its card won at ``draw``: as it stood, the win not yet used by a mark
+        (built field by field: ``dataclasses.replace`` costs more than the draw's own work)."""
+        return Standing(
+            self.id, self.rank, self.base, self.mark, self.riding, self.protected, draw, False
+        )
+
     @property
     def stands(self) -> int:
         """All that stands on the card: riding and protected together."""
@@ -642,7 +649,7 @@ class TailleDeal:
                 lines.append(Settlement(s.id, Outcome.DEAD, mark=s.mark))  # the dead bottom card
             elif s.rank is right.rank:
                 # The players' card: the riding amount is paid; the stake stays as it was.
-                self.standing[s.id] = replace(s, won_on=number, marked=False)
+                self.standing[s.id] = s.won(number)
                 lines.append(Settlement(s.id, Outcome.WON, paid=s.riding, mark=s.mark))
         return Draw(number, left, right, plie, tuple(lines))
 
@@ -788,6 +795,12 @@ def play_taille(
         acts_by_draw.setdefault(number, []).append(action)
     deal = TailleDeal(cards[-1], reglement)
     refused: list[Refusal] = []
+
+    def refusal(number: int, stake: str, do: Act | Literal["stake"], exc: PharaoRefusal) -> None:
+        # The error is kept for its words; its traceback would hold this frame, and with it the
+        # whole taille, in a cycle only the garbage collector frees.
+        refused.append(Refusal(number, stake, do, exc.code, exc.with_traceback(None)))
+
     draws: list[Draw] = []
     exposed: list[tuple[Standing, ...]] = []
     end: tuple[Settlement, ...] = ()
@@ -796,12 +809,12 @@ def play_taille(
             try:
                 deal.act(action)
             except PharaoRefusal as exc:
-                refused.append(Refusal(number, action.stake, action.act, exc.code, exc))
+                refusal(number, action.stake, action.act, exc)
         for stake in by_draw.get(number, ()):
             try:
                 deal.place(stake)
             except PharaoRefusal as exc:
-                refused.append(Refusal(number, stake.id, "stake", exc.code, exc))
+                refusal(number, stake.id, "stake", exc)
         exposed.append(tuple(deal.standing.values()))
         deal.lay(cards[2 * number - 2])
         laid = deal.lay(cards[2 * number - 1])
@@ -819,7 +832,7 @@ def _in_order(draw: Draw, order: Mapping[str, int]) -> Draw:
         (s for s in draw.settlements if s.outcome not in _ACT_OUTCOMES),
         key=lambda s: order[s.stake],
     )
-    return replace(draw, settlements=(*acts, *stakes))
+    return Draw(draw.number, draw.bank, draw.players, draw.plie, (*acts, *stakes))
 
 
 _ACT_OUTCOMES = (Outcome.COLLECTED, Outcome.WITHDRAWN, Outcome.REDUCED)

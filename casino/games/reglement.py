@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -538,11 +539,19 @@ def reglement(spec: str | dict[str, Any] | Reglement) -> Reglement:
 
 
 def _preset(name: object, *, where: str) -> Reglement:
-    if not isinstance(name, str) or name not in PRESETS:
-        raise InvalidReglement(
-            gettext_noop("préréglage inconnu %(preset)r (parmi %(presets)s)"),
-            where=where,
-            preset=name,
-            presets=", ".join(PRESETS),
-        )
-    return _build(name, Reglement(), PRESETS[name], where=where)
+    if isinstance(name, str) and name in PRESETS:
+        return _named_preset(name)
+    raise InvalidReglement(
+        gettext_noop("préréglage inconnu %(preset)r (parmi %(presets)s)"),
+        where=where,
+        preset=name,
+        presets=", ".join(PRESETS),
+    )
+
+
+@functools.cache
+def _named_preset(name: str) -> Reglement:
+    """A preset, built and validated once (validation round-trips every parameter through its
+    text form, which costs more than replaying a deal). The one instance is shared: a règlement is
+    frozen, and nothing changes its tables in place."""
+    return _build(name, Reglement(), PRESETS[name], where="reglement")

@@ -39,8 +39,8 @@ from casino.games.trente_et_quarante import (
     Stake,
     Taille,
     check_stake,
-    coups_reached,
-    play_talon,
+    deal_talon,
+    settle_talon,
 )
 
 GAME = "trente-et-quarante"
@@ -84,7 +84,10 @@ class _Repeated(dict[str, Any]):
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
+    seen = dict(pairs)
+    if len(seen) == len(pairs):
+        return seen
+    seen = {}
     for key, value in pairs:
         if key in seen:
             repeated = _Repeated(pairs)
@@ -122,13 +125,21 @@ def parse(text: str | bytes) -> Any:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise _fail("bad_json", f"not UTF-8 text: {exc.reason}", None) from None
+    marked: list[_Repeated] = []  # only a document holding a repeated key is walked for it
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        found = _pairs(items)
+        if isinstance(found, _Repeated):
+            marked.append(found)
+        return found
+
     try:
-        document = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+        document = json.loads(text, object_pairs_hook=pairs, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise _fail("bad_json", exc.msg, f"line {exc.lineno} column {exc.colno}") from None
     except (ValueError, RecursionError) as exc:
         raise _fail("bad_json", str(exc) or type(exc).__name__, None) from None
-    where = _repeated_key(document)
+    where = _repeated_key(document) if marked else None
     if where is not None:
         raise _fail("bad_json", f"the key {where.rsplit('.', 1)[-1]!r} is repeated", where)
     return document
@@ -291,12 +302,14 @@ def replay(document: Any) -> dict[str, Any]:
     rules = _rules(top.get("reglement", "baden-1854"))
     cards = _cards(_required(top, "cards", ""))
     prison = _prison(top.get("prison", []), rules)
-    reached = coups_reached(cards, rules)
-    stakes = _stakes(top.get("stakes", []), rules, reached, {p.stake for p in prison})
+    # The cards are dealt once: how many coups they reach bounds the stakes, which are then settled
+    # on those same coups (stakes change neither).
+    dealt = deal_talon(cards, rules, composition=None)
+    stakes = _stakes(top.get("stakes", []), rules, len(dealt.coups), {p.stake for p in prison})
     by_coup: dict[int, list[Stake]] = defaultdict(list)
     for coup, stake in stakes:
         by_coup[coup].append(stake)
-    taille = play_talon(cards, by_coup, rules, prison=prison, composition=None)
+    taille = settle_talon(dealt, by_coup, rules, prison=prison)
     # Settlements list carried prisoners first (in the order given), then the stakes' order.
     order = {p.stake: index - len(prison) for index, p in enumerate(prison)}
     order.update({stake.id: index for index, (_, stake) in enumerate(stakes)})

@@ -2,7 +2,9 @@
 
 RULES.md §1 is the specification; each function cites the rule it implements. The pieces are
 separate so that a table terminal can deal card by card (``CoupDeal``) while the replay deals whole
-talons (``play_talon``) through the same code.
+talons (``deal_talon``: each row laid from the card values at once, a test holds it to
+``CoupDeal``'s rows) and settles them (``settle_talon``) through the same ``decide`` and
+``settle``.
 
 >>> deal = CoupDeal.from_codes("KS 7H 9D 2C 5S TH QD AS 4C 3H 9S".split())
 >>> outcome = deal.outcome()
@@ -16,11 +18,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
-from casino.games.cards import SIXAIN, Card, Colour, Composition, Rank, card
+from casino.games.cards import RANKS, SIXAIN, Card, Colour, Composition, Rank, card
 from casino.games.errors import IllegalDeal, StakeRefused, gettext_noop
 from casino.games.money import bank_half, insurance_premium
 from casino.games.reglement import Reglement
@@ -84,9 +86,14 @@ ROW_WORDS = {
 
 def points(c: Card, reglement: Reglement) -> int:
     """A card's points: ace 1, 2..10 their pips, figures the règlement's ``face_value`` (1.1)."""
-    if c.rank.is_figure:
-        return reglement.face_values[(Rank.JACK, Rank.QUEEN, Rank.KING).index(c.rank)]
-    return c.rank.pips
+    return rank_points(c.rank, reglement)
+
+
+def rank_points(r: Rank, reglement: Reglement) -> int:
+    """The points of every card of rank ``r``: a card's points depend on its rank alone."""
+    if r.is_figure:
+        return reglement.face_values[(Rank.JACK, Rank.QUEEN, Rank.KING).index(r)]
+    return r.pips
 
 
 @dataclass(frozen=True)
@@ -150,15 +157,11 @@ class CoupOutcome:
 
     def chance(self, chance: Chance) -> ChanceResult:
         """What this coup means for a stake on ``chance``."""
-        if self.result is Result.REFAIT:
-            return "refait"
-        if self.result in (Result.APRES, Result.INCOMPLETE):
-            return "push"
-        winners = {
-            Chance.NOIR if self.result is Result.NOIR else Chance.ROUGE,
-            Chance.COULEUR if self.couleur is Couleur.COULEUR else Chance.INVERSE,
-        }
-        return "win" if chance in winners else "lose"
+        if self.couleur is None:  # no row won: a refait, an après or a coup cut short
+            return "refait" if self.result is Result.REFAIT else "push"
+        row_won = Chance.NOIR if self.result is Result.NOIR else Chance.ROUGE
+        couleur_won = Chance.COULEUR if self.couleur is Couleur.COULEUR else Chance.INVERSE
+        return "win" if chance is row_won or chance is couleur_won else "lose"
 
 
 def decide(noir: Row, rouge: Row) -> CoupOutcome:
@@ -172,13 +175,15 @@ def decide(noir: Row, rouge: Row) -> CoupOutcome:
         return CoupOutcome(noir, rouge, Result.INCOMPLETE, None)
     if noir.total == rouge.total:
         return CoupOutcome(noir, rouge, Result.REFAIT if noir.total == 31 else Result.APRES, None)
-    winner = Result.NOIR if noir.total < rouge.total else Result.ROUGE
+    noir_won = noir.total < rouge.total
     # The couleur is the colour of the first card of the first row; couleur wins when the winning
     # row (noir = first = black, rouge = second = red) has that colour.
-    winning_colour = Colour.BLACK if winner is Result.NOIR else Colour.RED
-    first = noir.cards[0].colour
+    first_black = noir.cards[0].colour is Colour.BLACK
     return CoupOutcome(
-        noir, rouge, winner, Couleur.COULEUR if first is winning_colour else Couleur.INVERSE
+        noir,
+        rouge,
+        Result.NOIR if noir_won else Result.ROUGE,
+        Couleur.COULEUR if first_black is noir_won else Couleur.INVERSE,
     )
 
 
@@ -554,42 +559,126 @@ class Taille:
     end: TailleEnd
 
 
-@dataclass
-class _Talon:
-    cards: Sequence[Card]
-    reglement: Reglement
-    position: int = 0
-    values: list[int] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.values = [points(c, self.reglement) for c in self.cards]
-
-    @property
-    def left(self) -> int:
-        return len(self.cards) - self.position
-
-    @property
-    def points_left(self) -> int:
-        return sum(self.values[self.position :])
-
-    def beyond_cut_card(self) -> bool:
-        """The next card is the red cut card placed before the last N cards (1.3)."""
-        n = self.reglement.cut_card_from_end
-        return (
-            self.reglement.end_rule == "cut_card"
-            and n is not None
-            and self.position >= len(self.cards) - n
-        )
-
-    def next_coup_begins(self) -> bool:
-        return next_coup_begins(self.left, self.points_left, self.reglement)
-
-
 _END_OF_RULE = {
     "count": EndReason.COUNT,
     "exhausted": EndReason.EXHAUSTED,
     "cut_card": EndReason.CUT_CARD,
 }
+
+
+def _lay_row(cards: Sequence[Card], values: Sequence[int], start: int, stop: int) -> Row:
+    """The row laid from ``cards[start]``: until its total exceeds 30 (1.2.3), or the cards stop
+    at ``stop`` first (the cut card, or the end of the talon): then it is not closed."""
+    total = 0
+    end = start
+    while total <= 30 and end < stop:
+        total += values[end]
+        end += 1
+    return Row(tuple(cards[start:end]), total)
+
+
+@dataclass(frozen=True)
+class DealtCoup:
+    """A coup as the cards decided it, before any stake: ``void`` and ``last`` depend on the
+    cards and the règlement alone."""
+
+    number: int
+    outcome: CoupOutcome
+    void: bool
+    last: bool
+
+
+@dataclass(frozen=True)
+class DealtTalon:
+    """Every coup a talon deals, and how the taille ended (stakes change neither)."""
+
+    coups: tuple[DealtCoup, ...]
+    reason: EndReason
+    cards_left: int
+    points_left: int
+
+
+def deal_talon(
+    cards: Sequence[Card], reglement: Reglement, *, composition: Composition | None = SIXAIN
+) -> DealtTalon:
+    """Deal every coup of a talon (after shuffle, cut and burn) until the taille ends (1.2, 1.3).
+
+    Rows are laid as ``CoupDeal`` lays them card by card, from the points of each card worked out
+    once; ``composition`` is the sealed pack the cards come from (``ForeignCard`` otherwise).
+
+    >>> talon = [card(c) for c in "KS 7H 9D 2C 5S TH QD AS 4C 3H 9S 8C".split()]
+    >>> dealt = deal_talon(talon, Reglement(end_rule="exhausted"), composition=None)
+    >>> [(c.number, c.outcome.result.value, c.void) for c in dealt.coups], dealt.reason.value
+    ([(1, 'noir', False), (2, 'incomplete', True)], 'exhausted')
+    """
+    if composition is not None:
+        composition.check_contains(cards)
+    by_rank = {r: rank_points(r, reglement) for r in RANKS}
+    values = [by_rank[c.rank] for c in cards]
+    # The cut card lies before the last ``cut_card_from_end`` cards: no card of a coup is dealt
+    # from beyond it (1.3).
+    stop = len(cards)
+    if reglement.end_rule == "cut_card" and reglement.cut_card_from_end is not None:
+        stop = max(0, len(cards) - reglement.cut_card_from_end)
+    position = 0
+    points_left = sum(values)
+    dealt: list[tuple[CoupOutcome, bool]] = []
+    # Set when a coup is cut short: the cards ran out, or the cut card came out inside it.
+    reason: EndReason | None = None
+    while reason is None and next_coup_begins(len(cards) - position, points_left, reglement):
+        noir = _lay_row(cards, values, position, stop)
+        position += len(noir.cards)
+        rouge = _lay_row(cards, values, position, stop) if noir.closed else Row()
+        position += len(rouge.cards)
+        points_left -= noir.total + rouge.total
+        if not rouge.closed:
+            reason = EndReason.CUT_CARD if stop < len(cards) else EndReason.EXHAUSTED
+        last = reason is not None or not next_coup_begins(
+            len(cards) - position, points_left, reglement
+        )
+        dealt.append((decide(noir, rouge), last))
+    if reason is None:
+        # The end rule stopped play before a coup (even with no card left: the count rule's).
+        reason = _END_OF_RULE[reglement.end_rule]
+    coups = tuple(
+        DealtCoup(
+            number,
+            outcome,
+            outcome.result is Result.INCOMPLETE
+            or (outcome.result is Result.REFAIT and last and reglement.refait_void_on_last_coup),
+            last,
+        )
+        for number, (outcome, last) in enumerate(dealt, start=1)
+    )
+    return DealtTalon(coups, reason, len(cards) - position, points_left)
+
+
+def settle_talon(
+    dealt: DealtTalon,
+    stakes_by_coup: Mapping[int, Sequence[Stake]],
+    reglement: Reglement,
+    *,
+    prison: Sequence[Prisoner] = (),
+) -> Taille:
+    """Settle the coups of a dealt talon, prisoners carried from coup to coup, then the end of the
+    taille (1.4). Stakes for coups that are never dealt are the caller's to refuse."""
+    current_prison = tuple(prison)
+    coups: list[CoupRecord] = []
+    for coup in dealt.coups:
+        settled = settle(
+            coup.outcome,
+            void=coup.void,
+            stakes=stakes_by_coup.get(coup.number, ()),
+            prison=current_prison,
+            reglement=reglement,
+        )
+        current_prison = settled.prison
+        coups.append(
+            CoupRecord(coup.number, coup.outcome, coup.void, coup.last, settled.settlements)
+        )
+    refunds, carried = refund_at_end(current_prison, reglement)
+    end = TailleEnd(dealt.reason, dealt.cards_left, dealt.points_left, carried, refunds)
+    return Taille(tuple(coups), end)
 
 
 def play_talon(
@@ -606,50 +695,13 @@ def play_talon(
     (``ForeignCard`` naming the card). Stakes for coups that are never dealt are the caller's to
     refuse (the replay does).
     """
-    if composition is not None:
-        composition.check_contains(cards)
-    talon = _Talon(cards, reglement)
-    current_prison = tuple(prison)
-    coups: list[CoupRecord] = []
-    # Set when a coup is cut short: the cards ran out, or the cut card came out inside it.
-    reason: EndReason | None = None
-    number = 0
-    while reason is None and talon.next_coup_begins():
-        number += 1
-        deal = CoupDeal(reglement)
-        while not deal.complete:
-            if talon.beyond_cut_card():
-                reason = EndReason.CUT_CARD
-                break
-            if talon.left == 0:
-                reason = EndReason.EXHAUSTED
-                break
-            deal.lay(talon.cards[talon.position])
-            talon.position += 1
-        outcome = deal.outcome()
-        last = reason is not None or not talon.next_coup_begins()
-        void = outcome.result is Result.INCOMPLETE or (
-            outcome.result is Result.REFAIT and last and reglement.refait_void_on_last_coup
-        )
-        settled = settle(
-            outcome,
-            void=void,
-            stakes=stakes_by_coup.get(number, ()),
-            prison=current_prison,
-            reglement=reglement,
-        )
-        current_prison = settled.prison
-        coups.append(CoupRecord(number, outcome, void, last, settled.settlements))
-    if reason is None:
-        # The end rule stopped play before a coup (even with no card left: the count rule's).
-        reason = _END_OF_RULE[reglement.end_rule]
-    refunds, carried = refund_at_end(current_prison, reglement)
-    return Taille(tuple(coups), TailleEnd(reason, talon.left, talon.points_left, carried, refunds))
+    dealt = deal_talon(cards, reglement, composition=composition)
+    return settle_talon(dealt, stakes_by_coup, reglement, prison=prison)
 
 
 def coups_reached(cards: Sequence[Card], reglement: Reglement) -> int:
     """How many coups a talon deals (begun ones included, void or not): stakes do not change it."""
-    return len(play_talon(cards, {}, reglement, composition=None).coups)
+    return len(deal_talon(cards, reglement, composition=None).coups)
 
 
 def remaining_points(composition: Composition, laid: Iterable[Card], reglement: Reglement) -> int:

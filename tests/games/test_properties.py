@@ -14,7 +14,13 @@ from casino.games.errors import ForeignCard
 from casino.games.reglement import PRESETS, reglement
 from casino.games.replay import replay
 from casino.games.simulator import simulate_taille
-from casino.games.trente_et_quarante import play_talon
+from casino.games.trente_et_quarante import (
+    CoupDeal,
+    deal_talon,
+    next_coup_begins,
+    play_talon,
+    points,
+)
 
 presets = st.sampled_from(sorted(PRESETS))
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
@@ -33,6 +39,31 @@ def test_complete_rows_total_31_to_40_and_no_card_is_used_twice(seed, preset):
     # The coups took the talon's cards in order, each once; what is left is the end's count.
     assert tuple(used) == sim.talon[: len(used)]
     assert len(used) + sim.taille.end.cards_left == len(sim.talon)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=seeds, preset=presets, keep=st.integers(min_value=0, max_value=312))
+def test_a_talon_dealt_whole_lays_the_rows_a_terminal_lays_card_by_card(seed, preset, keep):
+    rules = reglement(preset)
+    talon = simulate_taille(seed=seed, reglement=rules, stakes_per_coup=0).talon[:keep]
+    dealt = deal_talon(talon, rules, composition=None)
+    # The terminal's way: CoupDeal card by card, the end rule asked before each coup, no card
+    # dealt from beyond the cut card; a coup cut short ends the taille.
+    stop = len(talon)
+    if rules.end_rule == "cut_card":
+        stop = max(0, len(talon) - rules.cut_card_from_end)
+    position, outcomes = 0, []
+    left = sum(points(c, rules) for c in talon)
+    while next_coup_begins(len(talon) - position, left, rules):
+        deal = CoupDeal(rules)
+        while not deal.complete and position < stop:
+            left -= deal.lay(talon[position]).value
+            position += 1
+        outcomes.append(deal.outcome())
+        if not deal.complete:
+            break
+    assert [coup.outcome for coup in dealt.coups] == outcomes
+    assert (dealt.cards_left, dealt.points_left) == (len(talon) - position, left)
 
 
 @settings(max_examples=60, deadline=None)
