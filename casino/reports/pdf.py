@@ -107,18 +107,28 @@ class Cards(Flowable):
         return self.width, self.height
 
     def draw(self) -> None:
+        # One text object for the whole row, the font and colour switched only when they change:
+        # a séance has tens of thousands of cards, and a text object (and a font change outside
+        # one) per glyph was most of the time spent drawing its coups.
         canvas = self.canv
+        line = canvas.beginText()
         x = 0.0
+        colour_now = None
         for code in self.codes:
             glyph, colour = SUITS[code[1]]
             rank = "10" if code[0] == "T" else code[0]
-            canvas.setFillColor(colour)
-            canvas.setFont("Helvetica-Bold", 7.5)
-            canvas.drawString(x, 1, rank)
-            x += canvas.stringWidth(rank, "Helvetica-Bold", 7.5) + 0.5
-            canvas.setFont("ZapfDingbats", 6.5)
-            canvas.drawString(x, 1, glyph)
+            if colour is not colour_now:
+                line.setFillColor(colour)
+                colour_now = colour
+            line.setFont("Helvetica-Bold", 7.5)
+            line.setTextOrigin(x, 1)
+            line.textOut(rank)
+            x = line.getX() + 0.5  # textOut moved the cursor by the rank's width
+            line.setFont("ZapfDingbats", 6.5)
+            line.setTextOrigin(x, 1)
+            line.textOut(glyph)
             x += self.STEP - 4
+        canvas.drawText(line)
         canvas.setFillColor(colors.black)
 
 
