@@ -108,13 +108,15 @@ def played(shifts: Sequence[int], table: int) -> Iterator[Played]:
             )
         )
         coups = [r["coup_id"] for r in rows]
-        stakes: dict[int, list[Any]] = {c: [] for c in coups}
+        stakes: dict[int, list[Stake]] = {c: [] for c in coups}
+        # Model rows read from the database (``only``), not built from dicts: a séance has ten
+        # stakes a coup, and ``Stake(**fields)`` costs several times what a fetched row does.
         for s in (
             Stake.objects.filter(coup_id__in=coups, withdrawal__isnull=True)
             .order_by("id")
-            .values("id", "coup_id", "chance", "amount", "insured", "on_refait")
+            .only("id", "coup_id", "chance", "amount", "insured", "on_refait")
         ):
-            stakes[s["coup_id"]].append(s)
+            stakes[s.coup_id].append(s)
         kept = {
             r["coup_id"]: r["kept"]
             for r in Settlement.objects.filter(coup_id__in=coups)
@@ -123,18 +125,7 @@ def played(shifts: Sequence[int], table: int) -> Iterator[Played]:
         }
         for r in rows:
             on_coup = stakes[r["coup_id"]]
-            engine = [
-                engine_stake(
-                    Stake(
-                        pk=s["id"],
-                        chance=s["chance"],
-                        amount=s["amount"],
-                        insured=s["insured"],
-                        on_refait=s["on_refait"],
-                    )
-                )
-                for s in on_coup
-            ]
+            engine = [engine_stake(s) for s in on_coup]
             rules = _rules(r["coup__reglement__parameters"])
             law = coup_law(
                 Chances.of_shoe(rules),
@@ -155,7 +146,7 @@ def played(shifts: Sequence[int], table: int) -> Iterator[Played]:
                 r["coup__number"],
                 r["coup__shift_id"],
                 timezone.localtime(r["settled_at"]).replace(minute=0, second=0, microsecond=0),
-                sum(s["amount"] for s in on_coup),
+                sum(s.amount for s in on_coup),
                 actual,
                 law,
                 agrees,

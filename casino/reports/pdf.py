@@ -8,6 +8,7 @@ is only written once the last page is known.
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from reportlab.lib.enums import TA_LEFT
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     BaseDocTemplate,
     Flowable,
@@ -107,19 +109,40 @@ class Cards(Flowable):
         return self.width, self.height
 
     def draw(self) -> None:
+        # Each of the 52 cards is drawn once per document, as a form (a PDF XObject), and each
+        # card laid is a reference to it: a long séance lays tens of thousands of cards, and
+        # drawing each one's rank and suit again was most of the time spent drawing its coups.
         canvas = self.canv
         x = 0.0
         for code in self.codes:
-            glyph, colour = SUITS[code[1]]
-            rank = "10" if code[0] == "T" else code[0]
-            canvas.setFillColor(colour)
-            canvas.setFont("Helvetica-Bold", 7.5)
-            canvas.drawString(x, 1, rank)
-            x += canvas.stringWidth(rank, "Helvetica-Bold", 7.5) + 0.5
-            canvas.setFont("ZapfDingbats", 6.5)
-            canvas.drawString(x, 1, glyph)
-            x += self.STEP - 4
-        canvas.setFillColor(colors.black)
+            name = f"card{code}"
+            if not canvas.hasForm(name):
+                self._card_form(name, code)
+            canvas.saveState()
+            canvas.translate(x, 0)
+            canvas.doForm(name)
+            canvas.restoreState()
+            x += _rank_width(code[0]) + 0.5 + self.STEP - 4
+
+    def _card_form(self, name: str, code: str) -> None:
+        canvas = self.canv
+        glyph, colour = SUITS[code[1]]
+        canvas.beginForm(name)
+        canvas.setFillColor(colour)
+        canvas.setFont("Helvetica-Bold", 7.5)
+        canvas.drawString(0, 1, _rank(code[0]))
+        canvas.setFont("ZapfDingbats", 6.5)
+        canvas.drawString(_rank_width(code[0]) + 0.5, 1, glyph)
+        canvas.endForm()
+
+
+def _rank(letter: str) -> str:
+    return "10" if letter == "T" else letter
+
+
+@functools.cache
+def _rank_width(letter: str) -> float:
+    return float(stringWidth(_rank(letter), "Helvetica-Bold", 7.5))
 
 
 class SignaturePlace(Flowable):

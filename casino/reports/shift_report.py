@@ -39,6 +39,7 @@ from casino.reports.pdf import SMALL, WIDTH, Cards, Document, grid, heading, par
 from shoes.models import Pack, PackEvent, SealVerification
 
 COUPS_PER_TABLE = 60  # rows per table flowable: long séances split into many small tables
+COUPS_PER_READ = 20 * COUPS_PER_TABLE  # coups read a query: a few hundred kB of rows at most
 
 
 def local(moment: Any, pattern: str = "%Y-%m-%d %H:%M") -> str:
@@ -197,12 +198,13 @@ def _packs(doc: Document, packs: list[Pack]) -> None:
 def _coup_batches(shift: Shift) -> Iterator[list[tuple[Coup, dict[str, Any], dict[str, Any]]]]:
     """The séance's coups, a table's worth at a time, with their stakes and money summed: a long
     séance is read in pieces, never all at once."""
-    # The ids first (a few bytes a coup), then each table's coups by id: a keyset on the séance
-    # would make PostgreSQL walk the séance's coups again for every table.
+    # The ids first (a few bytes a coup), then the coups by id, many tables' worth a query: a
+    # keyset on the séance would make PostgreSQL walk the séance's coups again for every read,
+    # and a read a table was most of a long séance's round trips.
     every = list(Coup.objects.filter(shift=shift).order_by("id").values_list("id", flat=True))
-    for start in range(0, len(every), COUPS_PER_TABLE):
-        ids = every[start : start + COUPS_PER_TABLE]
-        batch = list(
+    for start in range(0, len(every), COUPS_PER_READ):
+        ids = every[start : start + COUPS_PER_READ]
+        read = list(
             Coup.objects.filter(id__in=ids).select_related("outcome", "pack").order_by("id")
         )
         stakes = {
@@ -217,14 +219,15 @@ def _coup_batches(shift: Shift) -> Iterator[list[tuple[Coup, dict[str, Any], dic
             .values("coup_id")
             .annotate(paid=Sum("paid"), to_bank=Sum("to_bank"), premium=Sum("premium"))
         }
-        yield [
-            (
-                c,
-                stakes.get(c.pk, {"n": 0, "staked": 0}),
-                money_of.get(c.pk, {"paid": 0, "to_bank": 0, "premium": 0}),
-            )
-            for c in batch
-        ]
+        for first in range(0, len(read), COUPS_PER_TABLE):
+            yield [
+                (
+                    c,
+                    stakes.get(c.pk, {"n": 0, "staked": 0}),
+                    money_of.get(c.pk, {"paid": 0, "to_bank": 0, "premium": 0}),
+                )
+                for c in read[first : first + COUPS_PER_TABLE]
+            ]
 
 
 CARDS_WIDTH = 190

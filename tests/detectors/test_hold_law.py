@@ -185,6 +185,22 @@ def test_the_sum_of_independent_coups_is_the_enumerated_law() -> None:
         assert math.isclose(law.at_least(value), sum(p for v, p in exact.items() if v >= value))
 
 
+def test_the_tails_cut_are_those_of_the_whole_running_sum() -> None:
+    """The cells cut at each coup are found in a first window of the law; beyond it, or with
+    the whole law under the cut, the answer is the running sum over every cell's."""
+    import numpy as np
+
+    from casino.games.hold_law import _cells_within
+
+    rng = random.Random(17)
+    for size, mass in itertools.product((1, 3, 64, 65, 300), (0.0, 1e-9, 0.01, 0.5, 1.0)):
+        probs = np.array([rng.random() ** 12 for _ in range(size)])
+        probs /= probs.sum()
+        for window in (1, 8, 64):
+            expected = int(np.searchsorted(np.cumsum(probs), mass, side="right"))
+            assert _cells_within(probs, mass, window) == expected, (size, mass, window)
+
+
 def test_a_prisoner_is_counted_once_in_the_coup_that_settles_it() -> None:
     """Under ``prison``, an imprisoned stake brings nothing to the bank when imprisoned and its
     held amount when lost later: the enumerated total's mean is the sum of each coup's law's mean

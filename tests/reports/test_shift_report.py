@@ -120,3 +120,37 @@ def test_the_pages_render_to_images(cast, posted, tmp_path):
     images = sorted(os.listdir(pages))
     assert len(images) == report.pages
     assert all((pages / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for name in images)
+
+
+def test_the_coups_are_read_many_tables_at_a_time_and_laid_a_table_at_a_time(
+    cast, posted, monkeypatch
+):
+    from django.test.utils import CaptureQueriesContext
+
+    from casino.reports import shift_report
+
+    shift = closed_seance()
+    numbers = list(Coup.objects.filter(shift=shift).order_by("id").values_list("number", flat=True))
+    assert len(numbers) > 6
+    monkeypatch.setattr(shift_report, "COUPS_PER_TABLE", 3)
+    monkeypatch.setattr(shift_report, "COUPS_PER_READ", 6)
+    with CaptureQueriesContext(connection) as queries:
+        tables = [[c.number for c, _, _ in table] for table in shift_report._coup_batches(shift)]
+    assert tables == [numbers[i : i + 3] for i in range(0, len(numbers), 3)]
+    reads = -(-len(numbers) // 6)
+    assert len(queries) == 1 + 3 * reads  # the ids, then coups, stakes and money a read
+
+
+def test_each_card_is_drawn_once_as_a_form_and_still_reads_as_text():
+    from casino.reports.pdf import WIDTH, Cards, Document
+
+    rows = [["KS", "TH", "2D"], ["KS", "AC"], ["TH"]]
+    doc = Document("t", "t", "s", "n")
+    doc.add(*(Cards(row, WIDTH) for row in rows))
+    data, _ = doc.render()
+    reader = pypdf.PdfReader(io.BytesIO(data))
+    forms = [n for n in reader.pages[0]["/Resources"]["/XObject"] if "card" in n]
+    assert len(forms) == len({code for row in rows for code in row})
+    text = reader.pages[0].extract_text()
+    for rank, suit in (("K", "♠"), ("10", "♥"), ("2", "♦"), ("A", "♣")):
+        assert f"{rank}\n{suit}" in text
