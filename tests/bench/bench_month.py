@@ -67,6 +67,10 @@ def _get(client: Any, url: str) -> Any:
     return response
 
 
+def _load() -> tuple[str, str]:
+    return ("machine load at the end (1-minute average, 2 cores)", f"{os.getloadavg()[0]:.1f}")
+
+
 def _counted(page: str) -> str:
     """The count the changelist's paginator shows, on its own line after the page numbers
     (``1 234 coups``)."""
@@ -159,9 +163,8 @@ def measure(written: Any) -> None:
     table_pk = Coup.objects.filter(shift__table__number=number).values("shift__table").first()
     assert table_pk is not None
     table = table_pk["shift__table"]
-    load = [("machine load (1-minute average, 2 cores)", f"{os.getloadavg()[0]:.1f}")]
 
-    rows = list(load)
+    rows = []
     api_pages = {
         "first page": "/api/v1/coups",
         f"date={day}": f"/api/v1/coups?date={day}",
@@ -174,9 +177,9 @@ def measure(written: Any) -> None:
         found = len(response.json()["results"])
         rows.append((label, _figure(seconds, queries, f"{found} coups on the page")))
         print(f"  ... api {label}: {seconds:.3f} s", file=sys.stderr, flush=True)
-    report(f"Coups through the API, as an inspecteur (median of {RUNS})", rows)
+    report(f"Coups through the API, as an inspecteur (median of {RUNS})", [*rows, _load()])
 
-    rows = list(load)
+    rows = []
     dated = f"opened_at__day={day.day}&opened_at__month={day.month}&opened_at__year={day.year}"
     admin_pages = {
         "first page": "/admin/floor/coup/",
@@ -202,9 +205,11 @@ def measure(written: Any) -> None:
             )
         )
         print(f"  ... admin {label}: {seconds:.3f} s", file=sys.stderr, flush=True)
-    report(f"Coups in the admin's changelist, as an inspecteur (median of {RUNS})", rows)
+    report(
+        f"Coups in the admin's changelist, as an inspecteur (median of {RUNS})", [*rows, _load()]
+    )
 
-    rows = list(load)
+    rows = []
     _signing()
     renders = [_register(day) for _ in range(HEAVY_RUNS)]
     render = statistics.median(seconds for seconds, _ in renders)
@@ -247,4 +252,7 @@ def measure(written: Any) -> None:
             ),
         )
     )
-    report(f"A day's register and export, the month's chain (median of {HEAVY_RUNS})", rows)
+    report(
+        f"A day's register and export, the month's chain (median of {HEAVY_RUNS})",
+        [*rows, _load()],
+    )
