@@ -23,6 +23,7 @@ def main(names: list[str]) -> int:
         "reports",
         "audit",
         "detectors",
+        "month",
     ]
     unknown = sorted(set(names) - set(every))
     if unknown:

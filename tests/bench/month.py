@@ -24,8 +24,11 @@ the rows the services write, with ``COPY``:
   refused after the first card), ``announcement_mismatch`` (the tailleur's spoken announcement
   differs from the cards'), ``coup_cancelled`` (a coup cancelled at betting, its stakes returned),
   ``foreign_card`` (a card the pack cannot hold, refused);
-- audit events chained after the setup's: one per séance (its figures) and one per anomaly, so
-  that ``verify_audit`` has a month's chain of the right shape to walk.
+- audit events chained after the setup's, one per act the services record, as they record them
+  (action, actor, subject, payload): the séance opened and closed; each coup opened, its stakes
+  placed, its betting closed, its cards laid, settled (or cancelled); each anomaly raised; so
+  that ``verify_audit`` walks a month's chain of the real size and shape, and a day's register
+  and export read the day's events.
 
 Seeded: the same arguments write the same month. ``python -m tests.bench.month`` writes one on a
 fresh bench database and prints its rows and time.
@@ -334,13 +337,13 @@ class _Chain:
         subject: tuple[str, object],
         payload: dict[str, Any],
     ) -> None:
-        from audit.canonical import canonical_json, event_bytes, format_time
+        from audit.canonical import canonical_json, event_bytes, event_hash, format_time
 
         self.seq += 1
         body = canonical_json(payload)
         actor_id = actor.pk if actor is not None else None
         actor_name = actor.username if actor is not None else "system"
-        digest = hashlib.sha256(
+        digest = event_hash(  # audit_record's hashing: verify_audit recomputes it
             event_bytes(
                 seq=self.seq,
                 at=format_time(at),
@@ -352,7 +355,7 @@ class _Chain:
                 prev_hash=self.prev,
                 payload=body,
             )
-        ).hexdigest()
+        )
         self.rows.add(
             "audit_auditevent",
             self.seq,
@@ -456,6 +459,13 @@ class _Room:
             "",
         )
         self._event(pack, opened - dt.timedelta(minutes=5), chef, "opened", table, shift)
+        self.chain.add(
+            at=opened,
+            actor=chef,
+            action="shift.opened",
+            subject=("floor.shift", shift),
+            payload={"table": number, "float": OPENING_FLOAT, "chips": {"10000": 200}},
+        )
         target = rng.randint(COUPS - 10, COUPS + 10)
         coups = 0
         taille = 0
@@ -514,6 +524,18 @@ class _Room:
                     tailleur.pk,
                     "settled",
                 )
+                self.chain.add(
+                    at=moment,
+                    actor=tailleur,
+                    action="coup.opened",
+                    subject=("floor.coup", coup),
+                    payload={
+                        "table": number,
+                        "pack": seal,
+                        "number": floor_number,
+                        "reglement": f"{self.posted.name} v{self.posted.version}",
+                    },
+                )
                 croupier = croupiers[floor_number % 2]
                 holders = {}
                 for s in stakes.get(record.number, ()):
@@ -545,14 +567,47 @@ class _Room:
                         f"stake:{pk}:placed",
                         croupier,
                     )
+                    self.chain.add(
+                        at=moment + dt.timedelta(seconds=20),
+                        actor=croupier,
+                        action="stake.placed",
+                        subject=("floor.stake", pk),
+                        payload={
+                            "coup": coup,
+                            "ref": f"s{pk}",
+                            "holder": str(holder),
+                            "chance": s.chance.value,
+                            "amount": s.amount,
+                            "insured": False,
+                            "on_refait": "",
+                        },
+                    )
+                self.chain.add(
+                    at=moment + dt.timedelta(seconds=50),
+                    actor=tailleur,
+                    action="coup.betting_closed",
+                    subject=("floor.coup", coup),
+                    payload={"stakes": len(holders)},
+                )
                 if late_stakes and rng.random() < 1 / 30:
                     late_stakes -= 1
                     self._late_stake(
                         coup, floor_number, table, moment + dt.timedelta(seconds=70), croupier
                     )
                 dealt_at = moment + dt.timedelta(seconds=60)
-                for code in record.cards:
+                for i, code in enumerate(record.cards):
                     seq += 1
+                    self.chain.add(
+                        at=dealt_at,
+                        actor=tailleur,
+                        action="coup.card_laid",
+                        subject=("floor.coup", coup),
+                        payload={
+                            "card": str(code),
+                            "seq": seq,
+                            "complete": i == len(record.cards) - 1,
+                        },
+                    )
                     rows.add(
                         "shoes_cardlaid",
                         ids("shoes_cardlaid"),
@@ -614,6 +669,33 @@ class _Room:
                     settled_at,
                     croupier.pk,
                 )
+                self.chain.add(
+                    at=settled_at,
+                    actor=croupier,
+                    action="coup.settled",
+                    subject=("floor.coup", coup),
+                    payload={
+                        "result": outcome.result.value,
+                        "noir": outcome.noir.total,
+                        "rouge": outcome.rouge.total,
+                        "couleur": outcome.couleur.value if outcome.couleur else "",
+                        "void": record.void,
+                        "last": record.last,
+                        "settlements": [
+                            [
+                                str(self.stake_of[p.stake][0]),
+                                p.outcome.value,
+                                p.paid,
+                                p.returned,
+                                p.to_bank,
+                                p.premium,
+                                p.held,
+                                p.level,
+                            ]
+                            for p in record.settlements
+                        ],
+                    },
+                )
                 coups += 1
                 moment += step
             self._event(
@@ -631,9 +713,17 @@ class _Room:
         self.chain.add(
             at=closes,
             actor=chef,
-            action="bench.month.seance",
+            action="shift.closed",
             subject=("floor.shift", shift),
-            payload={"coups": coups, "tailles": taille, "result": result, "pack": seal},
+            payload={
+                "opening": OPENING_FLOAT,
+                "result": result,
+                "closing": OPENING_FLOAT + result,
+                "variance": 0,
+                "coups": coups,
+                "tailles": taille,
+                "pack": seal,
+            },
         )
         return shift, result, [(opened, closes, pack)]
 
@@ -858,6 +948,13 @@ class _Room:
             when,
             chef.pk,
             reason,
+        )
+        self.chain.add(
+            at=when,
+            actor=chef,
+            action="coup.cancelled",
+            subject=("floor.coup", coup),
+            payload={"reason": reason, "phase": "betting", "cards": [], "returned": len(returned)},
         )
         self._anomaly(
             "coup_cancelled",

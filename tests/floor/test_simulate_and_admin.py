@@ -134,3 +134,30 @@ def test_simulate_refuses_a_colluding_pair_that_is_not_two_of_its_patrons(cast, 
         with pytest.raises(CommandError, match="--colluders"):
             call_command("simulate", "--game", "alliance", "--colluders", pair)
     assert not Shift.objects.exists()
+
+
+def test_the_coups_changelist_reads_in_queries_that_do_not_grow_with_the_coups(cast, posted):
+    """A row's table, pack and result, and the séances of the filter, come with the page: a
+    month of coups reads in as many queries as an hour of them (issue 17's month bench)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = login_admin(Client(), cast.inspecteur)
+    pages = ["/admin/floor/coup/", "/admin/floor/coup/?outcome__result__exact=rouge"]
+
+    def queries() -> list[int]:
+        counts = []
+        for url in pages:
+            client.get(url)  # the session's first reads apart
+            with CaptureQueriesContext(connection) as captured:
+                assert client.get(url).status_code == 200
+            counts.append(len(captured.captured_queries))
+        return counts
+
+    call_command("simulate", tables=1, hours=0.05, seed=11, stdout=io.StringIO())
+    few = (Coup.objects.count(), Shift.objects.count(), queries())
+    call_command("simulate", tables=2, first=2, hours=0.15, seed=12, stdout=io.StringIO())
+    many = (Coup.objects.count(), Shift.objects.count(), queries())
+    assert many[0] > 2 * few[0]
+    assert many[1] > few[1]
+    assert many[2] == few[2]

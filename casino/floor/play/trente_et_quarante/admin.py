@@ -3,6 +3,8 @@ settlements, movements and disputes; a séance's coups on its page (``SHIFT_INLI
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -12,7 +14,7 @@ from django.utils.translation import gettext_lazy
 from casino import shown
 from casino.admin_base import RecordAdmin, RecordInline
 from casino.floor.admin import movement_lines
-from casino.floor.models import Movement
+from casino.floor.models import Movement, Shift
 from casino.floor.play.trente_et_quarante.models import Coup, CoupResult, Settlement, Stake
 from casino.floor.play.trente_et_quarante.selectors import coup_movements
 from casino.floor.selectors import row_html
@@ -91,10 +93,24 @@ class SettlementInline(RecordInline):
         return shown.money(settlement.held)
 
 
+class ShiftFilter(admin.RelatedFieldListFilter):
+    """The séances to filter by, as the default lists them, each read with its table in one
+    query (the default reads each séance's table on its own: a query per séance of the month)."""
+
+    def field_choices(self, field: Any, request: Any, model_admin: Any) -> list[tuple[Any, str]]:
+        ordering = self.field_admin_ordering(field, request, model_admin)
+        shifts = Shift.objects.select_related("table")
+        if ordering:
+            shifts = shifts.order_by(*ordering)
+        return [(shift.pk, str(shift)) for shift in shifts]
+
+
 @admin.register(Coup)
 class CoupAdmin(RecordAdmin):
     list_display = ["__str__", "phase", "result", "totals", "opened_at"]
-    list_filter = ["shift__table", "phase", "outcome__result", "shift"]
+    # What a row shows (its table, its pack, its result), read with the page: not a query each.
+    list_select_related = ["shift__table", "pack", "outcome"]
+    list_filter = ["shift__table", "phase", "outcome__result", ("shift", ShiftFilter)]
     date_hierarchy = "opened_at"
     inlines = [StakeInline, SettlementInline]
     readonly_fields = [

@@ -99,6 +99,9 @@ class Coup(models.Model):
         verbose_name_plural = _("coups")
         ordering = ["opened_at", "id"]
         verbose_name = _("coup")
+        # The order coups are listed in (the admin's changelist, by date): its first page, a
+        # day's range and the date hierarchy's bounds read the index, not a month's coups sorted.
+        indexes = [models.Index(fields=["opened_at", "id"], name="coup_opened_at")]
         constraints = [
             # A séance closes only when no coup is in progress and a table has one séance open,
             # so this is "one coup at a time at a table".
