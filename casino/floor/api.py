@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import CAGE_AND_PIT, FLOOR_READERS
-from casino.api.resources import Collection, Filters, Item
+from casino.api.resources import Collection, Filters, Item, on_day
 from casino.api.serializers import Empty, StrictSerializer, amount, reference
 from casino.errors import NotFound
 from casino.floor import selectors, services
@@ -376,7 +376,7 @@ class ShiftFilters(Filters):
     table = serializers.IntegerField(min_value=1, max_value=32767, required=False)
     date = serializers.DateField(required=False, help_text="opened on this day (the casino's)")
     open = serializers.BooleanField(required=False, help_text="true: not closed yet")
-    lookups = {"table": "table__number", "date": "opened_at__date", "open": "closed_at__isnull"}
+    lookups = {"table": "table__number", "date": on_day("opened_at"), "open": "closed_at__isnull"}
 
 
 class ShiftList(Dealers, Collection):

@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import DEALERS, PIT
-from casino.api.resources import Collection, Filters, Item
+from casino.api.resources import Collection, Filters, Item, on_day
 from casino.api.serializers import Empty, StrictSerializer, amount, reference
 from casino.errors import DomainError
 from casino.floor import services
@@ -216,7 +216,7 @@ class CoupFilters(Filters):
     open = serializers.BooleanField(required=False, help_text="true: in progress")
     lookups = {
         "table": "shift__table__number",
-        "date": "opened_at__date",
+        "date": on_day("opened_at"),
         "result": "outcome__result",
     }
 

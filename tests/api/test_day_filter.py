@@ -1,0 +1,60 @@
+"""A day filter (``date=``) is the day's range in the current time zone: the rows ``__date``
+would find, read through an index (``casino.api.resources.on_day``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+
+import pytest
+from django.utils import timezone
+
+from casino.api.resources import on_day
+from casino.people.models import LoginAttempt
+
+pytestmark = pytest.mark.django_db
+
+UTC = dt.UTC
+# Around midnight in UTC and in Paris, and across Paris's two clock changes of 2026.
+MOMENTS = [
+    dt.datetime(2026, 3, 28, 22, 59, 59, 999_999, tzinfo=UTC),
+    dt.datetime(2026, 3, 28, 23, 0, tzinfo=UTC),
+    dt.datetime(2026, 3, 28, 23, 59, 59, tzinfo=UTC),
+    dt.datetime(2026, 3, 29, 0, 0, tzinfo=UTC),
+    dt.datetime(2026, 3, 29, 21, 59, 59, tzinfo=UTC),
+    dt.datetime(2026, 3, 29, 22, 0, tzinfo=UTC),
+    dt.datetime(2026, 10, 24, 22, 0, tzinfo=UTC),
+    dt.datetime(2026, 10, 25, 0, 30, tzinfo=UTC),
+    dt.datetime(2026, 10, 25, 1, 30, tzinfo=UTC),
+    dt.datetime(2026, 10, 25, 22, 59, 59, tzinfo=UTC),
+    dt.datetime(2026, 10, 25, 23, 0, tzinfo=UTC),
+]
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Paris", "America/Havana"])
+def test_the_day_range_finds_what_the_date_lookup_finds(zone):
+    LoginAttempt.objects.bulk_create(
+        LoginAttempt(username=f"u{i}", at=at, ok=True, where="api") for i, at in enumerate(MOMENTS)
+    )
+    days = {at.astimezone(zoneinfo.ZoneInfo(zone)).date() for at in MOMENTS}
+    days |= {day + dt.timedelta(days=1) for day in days} | {dt.date(2026, 6, 1)}
+    with timezone.override(zoneinfo.ZoneInfo(zone)):
+        for day in sorted(days):
+            by_range = set(
+                LoginAttempt.objects.filter(on_day("at")(day)).values_list("username", flat=True)
+            )
+            by_date = set(
+                LoginAttempt.objects.filter(at__date=day).values_list("username", flat=True)
+            )
+            assert by_range == by_date, (zone, day)
+    with timezone.override(zoneinfo.ZoneInfo("Europe/Paris")):
+        found = LoginAttempt.objects.filter(on_day("at")(dt.date(2026, 3, 29)))
+        assert sorted(found.values_list("username", flat=True)) == ["u1", "u2", "u3", "u4"]
+
+
+def test_the_day_range_is_a_range_an_index_can_serve():
+    sql = str(LoginAttempt.objects.filter(on_day("at")(dt.date(2026, 3, 29))).query)
+    assert "::date" not in sql
+    assert "AT TIME ZONE" not in sql
+    assert '"at" >= ' in sql
+    assert '"at" < ' in sql
