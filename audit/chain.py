@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from django.db import connection, models, transaction
 
 from audit.canonical import (
@@ -136,15 +137,20 @@ FROM audit_auditevent ORDER BY seq
 """
 
 
-def _rows(batch: int = 50_000) -> Iterator[tuple[int, str, str, bytes]]:
-    """Every event in order, streamed through a server-side cursor (bounded memory)."""
+def _rows(chunk: int = 10_000) -> Iterator[tuple[int, str, str, bytes]]:
+    """Every event in order, streamed in chunks of ``chunk`` rows (bounded memory).
+
+    A stream, not a server-side cursor's FETCH round trips: PostgreSQL renders the next chunk
+    while this process hashes the last one, so the two costs overlap instead of adding up
+    (issue 17: the FETCHes left the server idle while Python hashed, and Python idle while the
+    server rendered). Left early (a broken event), psycopg cancels the query; the savepoint
+    below then takes the transaction back to before it, so a caller's transaction stays usable.
+    """
     with transaction.atomic():
         connection.ensure_connection()
-        raw = connection.connection  # psycopg's own connection, for a named (server-side) cursor
-        with raw.cursor(name="audit_verify", binary=True) as cursor:
-            cursor.itersize = batch
-            cursor.execute(_CANONICAL_SQL, {"version": VERSION})
-            yield from cursor
+        # psycopg's own cursor: Django's is a client-side cursor, which cannot stream binary rows
+        with psycopg.Cursor(connection.connection) as cursor:
+            yield from cursor.stream(_CANONICAL_SQL, {"version": VERSION}, binary=True, size=chunk)
 
 
 def verify_chain() -> Verification:
