@@ -126,18 +126,19 @@ class Verification:
 # the rows, so that the verifier's Python loop does only what cannot be delegated: hash and compare.
 # Any edit of a stored field changes these bytes and so the hash. ``event_bytes`` is the reference;
 # the tests check that both render the same bytes.
-_CANONICAL_SQL = """
-SELECT seq, prev_hash, hash, convert_to(concat_ws(E'\\n',
+CANONICAL_BYTES_SQL = """convert_to(concat_ws(E'\\n',
     %(version)s::text, seq::text,
     to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     coalesce(actor_id::text, '-'), actor_name, action,
     coalesce(nullif(subject_type, ''), '-'), coalesce(nullif(subject_id, ''), '-'),
-    prev_hash, payload), 'UTF8')
-FROM audit_auditevent ORDER BY seq
-"""
+    prev_hash, payload), 'UTF8')"""
+_CANONICAL_SQL = (
+    f"SELECT seq, prev_hash, hash, {CANONICAL_BYTES_SQL} FROM audit_auditevent ORDER BY seq"
+)
+STREAM_CHUNK = 10_000  # rows per chunk of the stream: memory stays bounded, round trips few
 
 
-def _rows(chunk: int = 10_000) -> Iterator[tuple[int, str, str, bytes]]:
+def _rows(chunk: int = STREAM_CHUNK) -> Iterator[tuple[int, str, str, bytes]]:
     """Every event in order, streamed in chunks of ``chunk`` rows (bounded memory).
 
     A stream, not a server-side cursor's FETCH round trips: PostgreSQL renders the next chunk
