@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from django.db import connection, models, transaction
 
 from audit.canonical import (
@@ -125,26 +126,32 @@ class Verification:
 # the rows, so that the verifier's Python loop does only what cannot be delegated: hash and compare.
 # Any edit of a stored field changes these bytes and so the hash. ``event_bytes`` is the reference;
 # the tests check that both render the same bytes.
-_CANONICAL_SQL = """
-SELECT seq, prev_hash, hash, convert_to(concat_ws(E'\\n',
+CANONICAL_BYTES_SQL = """convert_to(concat_ws(E'\\n',
     %(version)s::text, seq::text,
     to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     coalesce(actor_id::text, '-'), actor_name, action,
     coalesce(nullif(subject_type, ''), '-'), coalesce(nullif(subject_id, ''), '-'),
-    prev_hash, payload), 'UTF8')
-FROM audit_auditevent ORDER BY seq
-"""
+    prev_hash, payload), 'UTF8')"""
+_CANONICAL_SQL = (
+    f"SELECT seq, prev_hash, hash, {CANONICAL_BYTES_SQL} FROM audit_auditevent ORDER BY seq"
+)
+STREAM_CHUNK = 10_000  # rows per chunk of the stream: memory stays bounded, round trips few
 
 
-def _rows(batch: int = 50_000) -> Iterator[tuple[int, str, str, bytes]]:
-    """Every event in order, streamed through a server-side cursor (bounded memory)."""
+def _rows(chunk: int = STREAM_CHUNK) -> Iterator[tuple[int, str, str, bytes]]:
+    """Every event in order, streamed in chunks of ``chunk`` rows (bounded memory).
+
+    A stream, not a server-side cursor's FETCH round trips: PostgreSQL renders the next chunk
+    while this process hashes the last one, so the two costs overlap instead of adding up
+    (issue 17: the FETCHes left the server idle while Python hashed, and Python idle while the
+    server rendered). Left early (a broken event), psycopg cancels the query; the savepoint
+    below then takes the transaction back to before it, so a caller's transaction stays usable.
+    """
     with transaction.atomic():
         connection.ensure_connection()
-        raw = connection.connection  # psycopg's own connection, for a named (server-side) cursor
-        with raw.cursor(name="audit_verify", binary=True) as cursor:
-            cursor.itersize = batch
-            cursor.execute(_CANONICAL_SQL, {"version": VERSION})
-            yield from cursor
+        # psycopg's own cursor: Django's is a client-side cursor, which cannot stream binary rows
+        with psycopg.Cursor(connection.connection) as cursor:
+            yield from cursor.stream(_CANONICAL_SQL, {"version": VERSION}, binary=True, size=chunk)
 
 
 def verify_chain() -> Verification:

@@ -129,6 +129,46 @@ def test_verify_detects_an_altered_time(transactional_db):
     assert verify_chain().first_broken_seq == 2
 
 
+def test_verify_detects_a_forged_hash_a_broken_link_and_a_reordered_event(transactional_db):
+    append(4)
+    tamper("UPDATE audit_auditevent SET hash = repeat('f', 64) WHERE seq = 4")
+    result = verify_chain()
+    assert (result.first_broken_seq, result.head_seq) == (4, 3)
+    assert "altered" in result.reason
+
+    tamper("UPDATE audit_auditevent SET prev_hash = repeat('0', 64) WHERE seq = 3")
+    result = verify_chain()
+    assert result.first_broken_seq == 3
+    assert "does not link to event #2" in result.reason
+
+    # Events 2 and 3 swap places: each keeps its own hash, so the first out of place is #2.
+    tamper(
+        "UPDATE audit_auditevent SET seq = 100 WHERE seq = 2;"
+        "UPDATE audit_auditevent SET seq = 2 WHERE seq = 3;"
+        "UPDATE audit_auditevent SET seq = 3 WHERE seq = 100"
+    )
+    assert verify_chain().first_broken_seq == 2
+
+
+def test_a_break_found_early_leaves_the_callers_transaction_usable(transactional_db):
+    """The verifier stops at the first broken event, with most of the chain still streaming: the
+    query is cancelled, and the caller (the outbox runs the hourly check in its transaction) goes
+    on in its own transaction as if the verifier had read nothing."""
+    append(2)
+    tamper(  # a long tail, so that the stream is still under way when the verifier stops
+        "INSERT INTO audit_auditevent (seq, at, actor_name, action, subject_type, subject_id,"
+        " payload, prev_hash, hash) SELECT g, now(), 'system', 'test.tail', '', '', '{}',"
+        " repeat('0', 64), md5(g::text) FROM generate_series(3, 50000) g"
+    )
+    tamper("UPDATE audit_auditevent SET payload = '{}' WHERE seq = 1")
+    with transaction.atomic():
+        result = verify_chain()
+        assert (result.ok, result.first_broken_seq) == (False, 1)
+        assert AuditEvent.objects.filter(action="test.tail").count() == 49_998
+    assert verify_chain().first_broken_seq == 1  # outermost, too
+    assert AuditEvent.objects.count() == 50_000
+
+
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_writers_make_one_gapless_chain():
     writers, per_writer = 8, 200

@@ -6,6 +6,8 @@ import datetime as dt
 import hashlib
 import multiprocessing
 import os
+from collections.abc import Iterator
+from itertools import zip_longest
 
 from tests.bench.harness import median_time, report
 
@@ -151,19 +153,49 @@ def run() -> None:
     result = verify_chain()
     if not (result.ok and result.events == VERIFY_EVENTS):
         raise SystemExit(f"bench chain did not verify: {result.describe()}")
+    if any(read != hashed for read, hashed in zip_longest(_stored_bytes(), canonical)):
+        raise SystemExit("the bytes read back are not the bytes the chain hashed")
     t_verify = median_time(verify_chain)
     sha256 = hashlib.sha256
 
-    def bare() -> None:
+    def read_and_hash() -> None:
+        for data in _stored_bytes():
+            sha256(data).hexdigest()
+
+    def hash_only() -> None:
         for data in canonical:
             sha256(data).hexdigest()
 
-    t_bare = median_time(bare)
+    t_bare = median_time(read_and_hash)
+    t_hash = median_time(hash_only)
     report(
         f"verify_audit on {VERIFY_EVENTS:,} events",
         [
-            ("verifier (stream + hash + links)", f"{t_verify:.2f} s"),
-            ("hashlib alone, same bytes", f"{t_bare:.2f} s"),
-            ("ratio", f"{t_verify / t_bare:.2f}x (aim: within 2x)"),
+            ("verifier (stream + hash + links + head)", f"{t_verify:.2f} s"),
+            ("bare: the same bytes read from PostgreSQL and hashed", f"{t_bare:.2f} s"),
+            ("ratio verifier / bare", f"{t_verify / t_bare:.2f}x (aim: within 2x)"),
+            ("hashlib alone, the same bytes already in memory", f"{t_hash:.2f} s"),
+            ("ratio verifier / hashlib alone", f"{t_verify / t_hash:.2f}x"),
         ],
     )
+
+
+def _stored_bytes() -> Iterator[bytes]:
+    """The bytes the verifier hashes, read the cheapest way measured (a binary stream of that one
+    column; COPY's per-row messages cost more): rendered by PostgreSQL from the stored fields,
+    as no column holds them, and nothing else (no seq, no hashes, no checks)."""
+    import psycopg
+    from django.db import connection
+
+    from audit.canonical import VERSION
+    from audit.chain import CANONICAL_BYTES_SQL, STREAM_CHUNK
+
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
+        for (data,) in cursor.stream(
+            f"SELECT {CANONICAL_BYTES_SQL} FROM audit_auditevent ORDER BY seq",
+            {"version": VERSION},
+            binary=True,
+            size=STREAM_CHUNK,
+        ):
+            yield data
