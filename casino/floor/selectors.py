@@ -49,6 +49,7 @@ class ShiftFigures:
     coups: int
     drop: int  # money staked
     win: int  # what play left to the bank (negative when the bank lost)
+    variance: int | None  # the rundown's: the count against the ledger (None: not counted yet)
 
     @property
     def hold(self) -> float | None:
@@ -62,8 +63,12 @@ def shift_figures(shift: Shift) -> ShiftFigures:
         )["s"]
         or 0
     )
+    counted = rundown(shift)
     return ShiftFigures(
-        game_module(shift.table.game).rounds_played(shift), int(drop), rundown(shift).result
+        game_module(shift.table.game).rounds_played(shift),
+        int(drop),
+        counted.result,
+        counted.variance,
     )
 
 

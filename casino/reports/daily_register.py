@@ -78,7 +78,6 @@ def register_document(report: Report) -> Document:
     per_table: dict[int, int] = {}
     for shift in shifts_of_day(report.day):
         figures = shift_figures(shift)
-        variance = rundown(shift).variance
         total_win += figures.win
         total_drop += figures.drop
         per_table[shift.table.number] = per_table.get(shift.table.number, 0) + figures.win
@@ -90,7 +89,7 @@ def register_document(report: Report) -> Document:
                 str(figures.coups),
                 money(figures.drop),
                 money(figures.win),
-                money(variance),
+                money(figures.variance),
                 "certifié exact" if shift.closed_at else "en cours / open",
             ]
         )
