@@ -191,17 +191,25 @@ ROLE_PERMISSIONS: dict[Role, tuple[str, ...]] = {
 
 
 def sync_role_permissions(**_: Any) -> None:
-    """Give each role group exactly the permissions of ROLE_PERMISSIONS (run after every migrate)."""
+    """Give each role group exactly the permissions of ROLE_PERMISSIONS (run after every migrate,
+    once per application migrated, and after every test that commits: so it reads everything in
+    three queries and writes only what differs)."""
     from django.contrib.auth.models import Group, Permission
 
+    codenames = {code.split(".")[1] for codes in ROLE_PERMISSIONS.values() for code in codes}
+    known = {
+        f"{p.content_type.app_label}.{p.codename}": p.pk
+        for p in Permission.objects.filter(codename__in=codenames).select_related("content_type")
+    }
+    groups = {
+        g.name: g
+        for g in Group.objects.filter(
+            name__in=[r.value for r in ROLE_PERMISSIONS]
+        ).prefetch_related("permissions")
+    }
     for role, codes in ROLE_PERMISSIONS.items():
-        group, _created = Group.objects.get_or_create(name=role.value)
-        wanted = []
-        for code in codes:
-            app_label, codename = code.split(".")
-            permission = Permission.objects.filter(
-                content_type__app_label=app_label, codename=codename
-            ).first()
-            if permission is not None:  # a model of a later migration not there yet
-                wanted.append(permission)
-        group.permissions.set(wanted)
+        group = groups.get(role.value) or Group.objects.create(name=role.value)
+        # A permission of a later migration's model is not there yet: the next run adds it.
+        wanted = {known[code] for code in codes if code in known}
+        if {p.pk for p in group.permissions.all()} != wanted:
+            group.permissions.set(wanted)
