@@ -203,7 +203,7 @@ def run() -> None:
                 f"{statistics.median(c.rows for c in copiers):g} rows and "
                 f"{statistics.median(events):g} chained audit events)",
             ),
-            ("ratio services / bulk", f"{per_services / per_bulk:.1f}x"),
+            ("ratio services / bulk", f"{per_services / per_bulk:.1f}x (aim: within 5x)"),
             ("ratio deal_record / bulk", f"{per_sheet / per_bulk:.1f}x"),
             (f"queries per act ({WATCHED} deals, savepoints included)", ""),
             *counted.rows(),
