@@ -8,7 +8,9 @@ import re
 import pytest
 from django.test import Client, override_settings
 
-TIMING = re.compile(r"^cpu;dur=(\d+\.\d\d), app;dur=(\d+\.\d\d)$")
+TIMING = re.compile(
+    r'^cpu;dur=(\d+\.\d\d), db;dur=(\d+\.\d\d);desc="(\d+) queries", app;dur=(\d+\.\d\d)$'
+)
 
 
 @pytest.mark.django_db
@@ -21,10 +23,13 @@ def test_an_answer_carries_the_servers_cpu_and_wall_time_when_timing_is_on(cast)
     assert response.status_code == 200
     found = TIMING.match(response["Server-Timing"])
     assert found, response["Server-Timing"]
-    cpu, wall = (float(x) for x in found.groups())
+    cpu, db, queries, wall = (float(x) for x in found.groups())
     # The request's own thread spent CPU on it, and not more than the time it took (one thread;
-    # a hundredth of a millisecond for the rounding of each).
+    # a hundredth of a millisecond for the rounding of each); reading who is asking takes
+    # statements (the session, the user), whose time is part of the whole.
     assert 0 < cpu <= wall + 0.01
+    assert queries >= 1
+    assert 0 < db <= wall + 0.01
 
 
 @pytest.mark.django_db

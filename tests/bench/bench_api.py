@@ -47,9 +47,15 @@ DEADLINE_SECONDS = 60
 TABLES = 100
 STAKES_A_COUP = 5
 FASTER = 5  # the second rate: every pause a fifth as long, 500 tables' worth of requests
-WARM_SECONDS_AT_FASTER = 1.0  # tables sit down over one coup's time at the faster pace
-ONE_X_SECONDS = 180.0  # measured at the room's pace (some 170 coups, 2,400 requests)
+# The tables sit down one by one over a coup's time at the room's pace, unmeasured, so that when
+# the measure begins they are spread over their coups as a room at work is (sat down at once,
+# they would all open, stake and settle together for coups on end).
+ONE_X_SECONDS = 180.0  # measured at the room's pace (some 150 coups, 2,400 requests)
 FASTER_SECONDS = 60.0  # measured at five times it (some 250 coups, 4,000 requests)
+# A server that cannot keep up builds a backlog at each table; what is still unsent this long
+# after the last act was due is given up, counted, and its wait so far taken as its latency
+# (a lower bound), so that the bench ends.
+DRAIN_SECONDS = 30.0
 
 ACTS = ("open a coup", "place a stake", "close betting", "lay a card", "settle", "pass the cards")
 
@@ -116,6 +122,21 @@ class Answer(NamedTuple):
     status: int
     body: dict[str, Any]
     cpu_ms: float | None  # the server's CPU for the request (Server-Timing), when it said
+    app_ms: float | None  # the server's wall time for it, from its middleware to its answer
+    db_ms: float | None  # of which waiting for its SQL statements
+    queries: int | None  # how many statements
+
+
+def _server_timing(header: str) -> tuple[float | None, float | None, float | None, int | None]:
+    """CPU, wall and database milliseconds, and statements, from casino/api/timing.py's header
+    (``cpu;dur=4.21, db;dur=3.10;desc="12 queries", app;dur=9.87``); None when not there."""
+    metrics: dict[str, dict[str, str]] = {}
+    for metric in filter(None, (part.strip() for part in header.split(","))):
+        name, *params = metric.split(";")
+        metrics[name] = dict(p.split("=", 1) for p in params)
+    dur = {name: float(m["dur"]) for name, m in metrics.items() if "dur" in m}
+    desc = metrics.get("db", {}).get("desc", "").strip('"').split()
+    return dur.get("cpu"), dur.get("app"), dur.get("db"), int(desc[0]) if desc else None
 
 
 def _post(port: int, token: str, path: str, body: dict[str, Any]) -> Answer:
@@ -129,17 +150,12 @@ def _post(port: int, token: str, path: str, body: dict[str, Any]) -> Answer:
         connection.request("POST", f"/api/v1/{path}", json.dumps(body), headers)
         response = connection.getresponse()
         payload = response.read()
-        timing = dict(
-            part.strip().split(";dur=")
-            for part in response.getheader("Server-Timing", "").split(",")
-            if ";dur=" in part
-        )
-        cpu = float(timing["cpu"]) if "cpu" in timing else None
+        timing = _server_timing(response.getheader("Server-Timing", ""))
         try:
             parsed = dict(json.loads(payload))
         except ValueError:
             parsed = {"unparsed": payload[:200].decode(errors="replace")}
-        return Answer(response.status, parsed, cpu)
+        return Answer(response.status, parsed, *timing)
     finally:
         connection.close()
 
@@ -165,10 +181,10 @@ class Terminal(threading.Thread):
         port: int,
         spec: dict[str, Any],
         timings: dict[str, list[float]],
-        cpu: dict[str, list[float]],
+        server: dict[str, list[Answer]],
     ) -> None:
         super().__init__(daemon=True)
-        self.port, self.spec, self.timings, self.cpu = port, spec, timings, cpu
+        self.port, self.spec, self.timings, self.server = port, spec, timings, server
         self.errors: list[str] = []
         self.coups = 0
 
@@ -176,8 +192,7 @@ class Terminal(threading.Thread):
         started = time.perf_counter()
         answer = _post(self.port, token, path, body)
         self.timings[act].append(time.perf_counter() - started)
-        if answer.cpu_ms is not None:
-            self.cpu[act].append(answer.cpu_ms)
+        self.server[act].append(answer)
         if answer.status >= 300:
             raise RuntimeError(f"{act}: HTTP {answer.status} {answer.body}")
         return answer.body
@@ -280,11 +295,12 @@ class Schedule:
 class Sample(NamedTuple):
     act: str
     due: float  # seconds from the start
-    latency: float  # from due to answered
+    latency: float  # from due to answered (to given up, if unsent)
     lag: float  # the client's own delay: from when it could send (due, and the last answered) to sent
     answered: float
-    cpu_ms: float | None
+    server: Answer | None  # what the server said of it (None: unsent or no answer)
     error: str | None
+    sent: bool = True
 
 
 class Closed(Exception):
@@ -300,10 +316,18 @@ class Table(threading.Thread):
     the server: the pauses run from when the last act was due, not from when it was answered."""
 
     def __init__(
-        self, port: int, spec: dict[str, Any], schedule: Schedule, start: float, seed: int
+        self,
+        port: int,
+        spec: dict[str, Any],
+        schedule: Schedule,
+        *,
+        start: float,
+        warm: float,
+        seed: int,
     ) -> None:
         super().__init__(daemon=True)
         self.port, self.spec, self.schedule, self.start_at = port, spec, schedule, start
+        self.warm = warm
         self.rng = random.Random(seed)
         self.samples: list[Sample] = []
         self.due = 0.0
@@ -318,6 +342,9 @@ class Table(threading.Thread):
         now = time.perf_counter() - self.start_at
         if now < self.due:
             time.sleep(self.due - now)
+        elif now > self.schedule.end + DRAIN_SECONDS:
+            self.samples.append(Sample(act, self.due, now - self.due, 0.0, now, None, None, False))
+            raise Closed
         sent = time.perf_counter() - self.start_at
         lag = sent - max(self.due, self.answered)
         error: str | None = None
@@ -326,11 +353,17 @@ class Table(threading.Thread):
             if answer.status >= 300:
                 error = f"HTTP {answer.status} {answer.body}"
         except OSError as exc:
-            answer, error = Answer(0, {}, None), repr(exc)
+            answer, error = Answer(0, {}, None, None, None, None), repr(exc)
         self.answered = time.perf_counter() - self.start_at
         self.samples.append(
             Sample(
-                act, self.due, self.answered - self.due, lag, self.answered, answer.cpu_ms, error
+                act,
+                self.due,
+                self.answered - self.due,
+                lag,
+                self.answered,
+                answer,
+                error,
             )
         )
         if error:
@@ -349,7 +382,7 @@ class Table(threading.Thread):
         first = True
         while True:
             if first:  # the table sits down at a moment of the warm-up
-                self.due = self.rng.uniform(0, self.schedule.phases[0][1])
+                self.due = self.rng.uniform(0, self.warm)
                 first = False
             else:
                 self.pause(pace.BETWEEN_COUPS)
@@ -379,18 +412,15 @@ class Table(threading.Thread):
 def open_loop(
     port: int, terminals: list[dict[str, Any]], *, warm: float, one_x: float, faster: float
 ) -> list[Sample]:
-    """The tables play: sitting down over ``warm`` seconds at the faster pace, then ``one_x``
-    seconds at the house's pace, then ``faster`` seconds at FASTER times it. Every request's
+    """The tables play at the house's pace, sitting down over the first ``warm`` seconds, for
+    ``one_x`` seconds more, then ``faster`` seconds at FASTER times that pace. Every request's
     sample, by the moment it was due."""
-    schedule = Schedule(
-        [
-            (0.0, warm, FASTER),
-            (warm, warm + one_x, 1),
-            (warm + one_x, warm + one_x + faster, FASTER),
-        ]
-    )
+    schedule = Schedule([(0.0, warm + one_x, 1), (warm + one_x, warm + one_x + faster, FASTER)])
     start = time.perf_counter() + 0.5  # the threads started before the first act is due
-    tables = [Table(port, spec, schedule, start, seed=n) for n, spec in enumerate(terminals)]
+    tables = [
+        Table(port, spec, schedule, start=start, warm=warm, seed=n)
+        for n, spec in enumerate(terminals)
+    ]
     for table in tables:
         table.start()
     for table in tables:
@@ -411,41 +441,69 @@ def _ms(values: list[float], scale: float = 1000) -> str:
     return f"p50 {statistics.median(values) * scale:.1f} ms, p99 {_percentile(values, 99) * scale:.1f} ms"
 
 
+def _act_row(
+    act: str, latencies: list[float], server: list[Any], *, at_least: bool = False
+) -> tuple[str, str]:
+    """An act's line: its latency as the terminal saw it, then what the server said of the
+    answers ``server`` (its own wall time, of which waiting for SQL and how many statements,
+    and its CPU: medians, and the CPU's 99th percentile)."""
+
+    def median(field: str) -> float:
+        values = [getattr(a, field) for a in server if getattr(a, field) is not None]
+        return statistics.median(values) if values else math.nan
+
+    cpu = [a.cpu_ms for a in server if a.cpu_ms is not None]
+    return (
+        f"  {act} ({len(latencies)})",
+        ("at least " if at_least else "")
+        + f"{_ms(latencies)}; in the server {median('app_ms'):.1f} ms"
+        + f" (SQL {median('db_ms'):.1f} ms, {median('queries'):.0f} statements),"
+        + f" CPU {_ms(cpu, 1)}",
+    )
+
+
 def _phase_rows(
     samples: list[Sample], since: float, until: float, offered: float
 ) -> list[tuple[str, str]]:
     """The figures of the requests due in [since, until)."""
     due = [s for s in samples if since <= s.due < until]
+    sent = [s for s in due if s.sent]
     rows = []
     for act in ACTS:
         of_act = [s for s in due if s.act == act and s.error is None]
         if not of_act:
             continue
-        cpu = [s.cpu_ms for s in of_act if s.cpu_ms is not None]
+        unsent = sum(1 for s in of_act if not s.sent)
         rows.append(
-            (
-                f"  {act} ({len(of_act)})",
-                f"{_ms([s.latency for s in of_act])}; server CPU {_ms(cpu, 1)}",
+            _act_row(
+                act,
+                [s.latency for s in of_act],
+                [s.server for s in of_act if s.server],
+                at_least=unsent > 0,
             )
         )
-    answered = sum(1 for s in samples if since <= s.answered < until)
-    errors = [s for s in due if s.error]
-    lags = [s.lag for s in due]
-    rows += [
+    seconds = until - since
+    answered = sum(1 for s in samples if s.sent and since <= s.answered < until)
+    errors = [s for s in sent if s.error]
+    lags = [s.lag for s in sent]
+    busy = sum(s.server.cpu_ms or 0 for s in sent if s.server) / 1000 / seconds
+    return [
+        *rows,
         (
             "  requests/s: due, answered",
-            f"{len(due) / (until - since):.1f}, {answered / (until - since):.1f} (cadence {offered:.1f})",
+            f"{len(due) / seconds:.1f}, {answered / seconds:.1f} (the cadence: {offered:.1f})",
+        ),
+        ("  web workers' CPU (Server-Timing)", f"{busy:.2f} cores of {os.cpu_count()}"),
+        (
+            "  errors; given up unsent",
+            f"{len(errors)}; {len(due) - len(sent)}"
+            + (f" ({errors[0].act}: {errors[0].error})" if errors else ""),
         ),
         (
-            "  errors",
-            f"{len(errors)}" + (f": {errors[0].act}: {errors[0].error}" if errors else ""),
-        ),
-        (
-            "  client lag before sending",
+            "  client's own lag before sending",
             f"{_ms(lags)}, max {max(lags) * 1000:.1f} ms" if lags else "-",
         ),
     ]
-    return rows
 
 
 def run() -> None:
@@ -458,14 +516,14 @@ def run() -> None:
     setup_seconds = time.perf_counter() - started
     connections.close_all()
     load = [os.getloadavg()[0]]
-    warm = WARM_SECONDS_AT_FASTER * pace.seconds_a_coup / FASTER
+    warm = pace.seconds_a_coup
     with gunicorn(workers=WORKERS, CASINO_SERVER_TIMING="1") as port:
         samples = open_loop(port, tables, warm=warm, one_x=ONE_X_SECONDS, faster=FASTER_SECONDS)
         load.append(os.getloadavg()[0])
 
         timings: dict[str, list[float]] = defaultdict(list)
-        cpu: dict[str, list[float]] = defaultdict(list)
-        threads = [Terminal(port, spec, timings, cpu) for spec in closed]
+        server: dict[str, list[Answer]] = defaultdict(list)
+        threads = [Terminal(port, spec, timings, server) for spec in closed]
         started = time.perf_counter()
         for thread in threads:
             thread.start()
@@ -500,14 +558,14 @@ def run() -> None:
     requests = sum(len(v) for v in timings.values())
     for act in ACTS:
         if timings[act]:
-            rows.append(
-                (
-                    f"  {act} ({len(timings[act])})",
-                    f"{_ms(timings[act])}; server CPU {_ms(cpu[act], 1)}",
-                )
-            )
+            rows.append(_act_row(act, timings[act], server[act]))
     rows += [
         ("  requests/s (saturation)", f"{requests / elapsed:,.1f}"),
+        (
+            "  web workers' CPU (Server-Timing)",
+            f"{sum(a.cpu_ms or 0 for v in server.values() for a in v) / 1000 / elapsed:.2f} cores"
+            f" of {os.cpu_count()}",
+        ),
         ("  coups settled", f"{sum(t.coups for t in threads)} in {elapsed:.1f} s"),
         ("setup (tables in play)", f"{setup_seconds:.0f} s"),
         (
