@@ -304,7 +304,8 @@ class Sample(NamedTuple):
 
 
 class Closed(Exception):
-    """The run is over: the table's next act would be due after its end."""
+    """The table stops: its next act would be due after the run, it is still unsent long after
+    the run (DRAIN_SECONDS), or the server did not do the last (its coup cannot go on)."""
 
 
 class Table(threading.Thread):
@@ -379,13 +380,8 @@ class Table(threading.Thread):
 
         tailleur, croupier = self.spec["tailleur"], self.spec["croupier"]
         talon = list(self.spec["talon"])
-        first = True
+        self.due = self.rng.uniform(0, self.warm)  # the table sits down during the warm-up
         while True:
-            if first:  # the table sits down at a moment of the warm-up
-                self.due = self.rng.uniform(0, self.warm)
-                first = False
-            else:
-                self.pause(pace.BETWEEN_COUPS)
             coup = self.send("open a coup", tailleur, "coups", {"shift": self.spec["shift"]})
             self.pause(pace.FAITES_VOS_JEUX)
             for i in range(self.rng.randint(0, STAKES_A_COUP)):
@@ -397,9 +393,8 @@ class Table(threading.Thread):
             while talon and not complete:
                 self.pause(pace.CARD)
                 path = f"coups/{coup['id']}/cards"
-                complete = self.send("lay a card", tailleur, path, {"code": talon.pop(0)})[
-                    "coup_complete"
-                ]
+                laid = self.send("lay a card", tailleur, path, {"code": talon.pop(0)})
+                complete = laid["coup_complete"]
             self.pause(pace.SETTLEMENT)
             settled = self.send("settle", croupier, f"coups/{coup['id']}/settle", {})
             if settled["outcome"]["last"]:
@@ -407,6 +402,7 @@ class Table(threading.Thread):
                 body = {"undealt": talon, "method": "scanned"}
                 self.send("pass the cards", tailleur, f"packs/{self.spec['pack']}/pass", body)
                 return  # no new sixain in this bench: the table stops
+            self.pause(pace.BETWEEN_COUPS)
 
 
 def open_loop(
@@ -495,7 +491,8 @@ def _phase_rows(
         ),
         ("  web workers' CPU (Server-Timing)", f"{busy:.2f} cores of {os.cpu_count()}"),
         (
-            "  errors; given up unsent",
+            # A table stops at its first act given up, so its later ones are not counted above.
+            "  errors; given up unsent (the table stops)",
             f"{len(errors)}; {len(due) - len(sent)}"
             + (f" ({errors[0].act}: {errors[0].error})" if errors else ""),
         ),
