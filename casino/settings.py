@@ -102,7 +102,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: whatever meets an unreachable database below answers 503, not 500 (casino/unavailable.py).
+    # Outermost, to time all the rest: Server-Timing for the load bench, off (out of the chain)
+    # unless CASINO_SERVER_TIMING is set (casino/api/timing.py).
+    "casino.api.timing.ServerTiming",
+    # Then: whatever meets an unreachable database below answers 503, not 500 (casino/unavailable.py).
     "casino.unavailable.UnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -118,6 +121,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+SERVER_TIMING = env_bool("CASINO_SERVER_TIMING", False)
 
 ROOT_URLCONF = "casino.urls"
 WSGI_APPLICATION = "casino.wsgi.application"

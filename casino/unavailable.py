@@ -99,7 +99,8 @@ def unavailable_response(request: HttpRequest, part: str, error: BaseException) 
 
 
 class UnavailableMiddleware:
-    """First in MIDDLEWARE: a view that meets an unreachable database answers 503."""
+    """First in MIDDLEWARE (after the bench's timing, when that is on): a view that meets an
+    unreachable database answers 503."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
