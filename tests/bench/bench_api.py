@@ -508,8 +508,8 @@ def run() -> None:
 
     pace = cadence()
     started = time.perf_counter()
-    closed = _setup(range(101, 101 + TERMINALS), stakes_seed=2026)
-    tables = _setup(range(201, 201 + TABLES), stakes_seed=2027)
+    closed = _setup(range(301, 301 + TERMINALS), stakes_seed=2026)  # Pharao's bench has 101-104
+    tables = _setup(range(401, 401 + TABLES), stakes_seed=2027)
     setup_seconds = time.perf_counter() - started
     connections.close_all()
     load = [os.getloadavg()[0]]
