@@ -508,8 +508,9 @@ def run() -> None:
 
     pace = cadence()
     started = time.perf_counter()
-    closed = _setup(range(301, 301 + TERMINALS), stakes_seed=2026)  # Pharao's bench has 101-104
-    tables = _setup(range(401, 401 + TABLES), stakes_seed=2027)
+    # Numbered clear of the other benches' tables (Pharao 101-104, cercle 201, broker 301-, pit 401).
+    closed = _setup(range(1101, 1101 + TERMINALS), stakes_seed=2026)
+    tables = _setup(range(1201, 1201 + TABLES), stakes_seed=2027)
     setup_seconds = time.perf_counter() - started
     connections.close_all()
     load = [os.getloadavg()[0]]
