@@ -4,6 +4,7 @@ same rows (the floor of the work), on PostgreSQL."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from tests.bench.harness import bench_people, bulk_written, report
@@ -132,12 +133,17 @@ class CoupCopier:
         self.movements = list(Movement.objects.filter(reference__startswith=f"coup:{coup.pk}:"))
 
     def copy(self, number: int, *, shift: Any = None) -> Any:
+        return self.copies([number], shift=shift)[0]
+
+    def copies(self, numbers: Iterable[int], *, shift: Any = None) -> list[Any]:
+        """Copies numbered ``numbers``: one bulk INSERT per table for all of them."""
         from casino.floor.models import Coup, CoupResult, Movement, Settlement, Stake
         from shoes.models import CardLaid
 
-        c = self.coup
+        c, r = self.coup, self.result
         shift = shift or c.shift
-        new = Coup.objects.bulk_create(
+        numbers = list(numbers)
+        coups = Coup.objects.bulk_create(
             [
                 Coup(
                     shift=shift,
@@ -148,9 +154,10 @@ class CoupCopier:
                     opened_by=c.opened_by,
                     phase="settled",
                 )
+                for number in numbers
             ]
-        )[0]
-        copies = Stake.objects.bulk_create(
+        )
+        stakes = Stake.objects.bulk_create(
             [
                 Stake(
                     coup=new,
@@ -161,6 +168,7 @@ class CoupCopier:
                     placed_at=s.placed_at,
                     placed_by_id=s.placed_by_id,
                 )
+                for new in coups
                 for s in self.stakes
             ]
         )
@@ -175,10 +183,10 @@ class CoupCopier:
                     shift=shift,
                     coup=new,
                 )
+                for new, number in zip(coups, numbers, strict=True)
                 for i, card in enumerate(self.cards)
             ]
         )
-        r = self.result
         CoupResult.objects.bulk_create(
             [
                 CoupResult(
@@ -196,19 +204,21 @@ class CoupCopier:
                     settled_at=r.settled_at,
                     settled_by_id=r.settled_by_id,
                 )
+                for new in coups
             ]
         )
-        by_ref = {s.ref: s for s in copies}
+        by_ref = {(s.coup_id, s.ref): s for s in stakes}
         Settlement.objects.bulk_create(
             [
                 Settlement(
                     coup=new,
-                    stake=by_ref[s.stake.ref],
+                    stake=by_ref[new.pk, s.stake.ref],
                     outcome=s.outcome,
                     paid=s.paid,
                     returned=s.returned,
                     to_bank=s.to_bank,
                 )
+                for new in coups
                 for s in self.settlements
             ]
         )
@@ -225,10 +235,11 @@ class CoupCopier:
                     idempotency_key=f"copy:{new.pk}:{i}",
                     actor_id=m.actor_id,
                 )
+                for new in coups
                 for i, m in enumerate(self.movements)
             ]
         )
-        return new
+        return coups
 
 
 def _bulk_floor(coup_count: int) -> float:

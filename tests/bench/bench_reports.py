@@ -41,111 +41,6 @@ print(json.dumps({"seconds": time.perf_counter() - started, "cpu": time.process_
 """
 
 
-def _copies(copier: Any, numbers: range) -> None:
-    """``bench_floor.CoupCopier.copy`` for many coups at once: the same rows, one bulk INSERT per
-    table per batch instead of six per coup (a 10,000-coup séance is written in seconds)."""
-    from casino.floor.models import Coup, CoupResult, Movement, Settlement, Stake
-    from shoes.models import CardLaid
-
-    c, r = copier.coup, copier.result
-    coups = Coup.objects.bulk_create(
-        [
-            Coup(
-                shift=c.shift,
-                pack=c.pack,
-                number=number,
-                reglement=c.reglement,
-                opened_at=c.opened_at,
-                opened_by=c.opened_by,
-                phase="settled",
-            )
-            for number in numbers
-        ]
-    )
-    stakes = Stake.objects.bulk_create(
-        [
-            Stake(
-                coup=new,
-                ref=s.ref,
-                holder_id=s.holder_id,
-                chance=s.chance,
-                amount=s.amount,
-                placed_at=s.placed_at,
-                placed_by_id=s.placed_by_id,
-            )
-            for new in coups
-            for s in copier.stakes
-        ]
-    )
-    by_ref = {(s.coup_id, s.ref): s for s in stakes}
-    CardLaid.objects.bulk_create(
-        [
-            CardLaid(
-                pack=card.pack,
-                seq=100_000 + number * 20 + i,
-                card=card.card,
-                at=card.at,
-                actor_id=card.actor_id,
-                shift=c.shift,
-                coup=new,
-            )
-            for new, number in zip(coups, numbers, strict=True)
-            for i, card in enumerate(copier.cards)
-        ]
-    )
-    CoupResult.objects.bulk_create(
-        [
-            CoupResult(
-                coup=new,
-                noir_cards=r.noir_cards,
-                rouge_cards=r.rouge_cards,
-                noir_total=r.noir_total,
-                rouge_total=r.rouge_total,
-                result=r.result,
-                couleur=r.couleur,
-                void=False,
-                last=False,
-                announcement=r.announcement,
-                prison_after=[],
-                settled_at=r.settled_at,
-                settled_by_id=r.settled_by_id,
-            )
-            for new in coups
-        ]
-    )
-    Settlement.objects.bulk_create(
-        [
-            Settlement(
-                coup=new,
-                stake=by_ref[new.pk, s.stake.ref],
-                outcome=s.outcome,
-                paid=s.paid,
-                returned=s.returned,
-                to_bank=s.to_bank,
-            )
-            for new in coups
-            for s in copier.settlements
-        ]
-    )
-    Movement.objects.bulk_create(
-        [
-            Movement(
-                at=m.at,
-                debit_id=m.debit_id,
-                credit_id=m.credit_id,
-                amount=m.amount,
-                kind=m.kind,
-                shift=c.shift,
-                reference=f"coup:{new.pk}:copy",
-                idempotency_key=f"copy:{new.pk}:{i}",
-                actor_id=m.actor_id,
-            )
-            for new in coups
-            for i, m in enumerate(copier.movements)
-        ]
-    )
-
-
 def _seance(staff: dict[str, Any], number: int, coups: int) -> int:
     """A closed séance of ``coups`` coups: one played, the rest copied by bulk INSERT."""
     from django.db import transaction
@@ -161,7 +56,7 @@ def _seance(staff: dict[str, Any], number: int, coups: int) -> int:
     copier = bench_floor.CoupCopier(Coup.objects.get(shift=shift))
     with transaction.atomic():
         for start in range(2, coups + 1, BATCH):
-            _copies(copier, range(start, min(start + BATCH, coups + 1)))
+            copier.copies(range(start, min(start + BATCH, coups + 1)))
     close_seance(
         chef=staff[f"chef{number}"],
         croupier=staff[f"croupier{number}"],
