@@ -35,6 +35,7 @@ class _Compiled:
     sql: str
     params: tuple[Any, ...]
     slots: tuple[int | None, ...]  # per parameter: which value goes there, or None (a constant)
+    arity: int  # how many values every run takes
     model: type[Model]
     start: int  # the model's own columns in the row
     end: int
@@ -69,6 +70,7 @@ class Prepared:
             sql=sql,
             params=tuple(params),
             slots=slots,
+            arity=arity,
             model=klass_info["model"],
             start=start,
             end=end,
@@ -80,6 +82,8 @@ class Prepared:
         if self._compiled is None:
             self._compiled = self._compile(len(values))
         c = self._compiled
+        if len(values) != c.arity:
+            raise ValueError(f"{len(values)} values for a query prepared with {c.arity}")
         bound = [
             p if slot is None else values[slot] for p, slot in zip(c.params, c.slots, strict=True)
         ]

@@ -188,3 +188,10 @@ def test_a_missing_round_gives_none(cast, coup):
     missing = Coup.objects.order_by("-pk").values_list("pk", flat=True).first() + 1
     for person in (cast.tailleur, cast.outsider):
         assert round_locked(Coup, missing, person, Duty.Post.TAILLEUR, act="lay a card") is None
+
+
+def test_a_prepared_query_refuses_a_different_number_of_values(cast, coup):
+    prepared = Prepared(lambda pk: Coup.objects.filter(pk=pk))
+    assert prepared.first(coup.pk).pk == coup.pk
+    with pytest.raises(ValueError, match="2 values for a query prepared with 1"):
+        prepared.first(coup.pk, coup.pk)
