@@ -3,12 +3,16 @@
 The hot table acts (a stake, a card, a settlement) each begin by locking their coup, taille or
 deal. Issue 17's profile of a coup showed that lock to be a quarter of the act's CPU, nearly all
 of it Django building and compiling the same query again (``filter``, ``as_sql``), not running it.
+The API's answers were the same story: reading the coup it answers with, its stakes, settlements
+and cards cost more CPU than the act itself, and every request looked up its token and its roles.
 A ``Prepared`` query keeps the compiled SQL and Django's recipe for turning a row into model
 instances (``select_related`` objects and annotations included), and substitutes the values.
+A ``PreparedTree`` reads an instance and its reverse relations (what ``prefetch_related`` reads)
+with one ``Prepared`` query each.
 
-Values are passed as placeholders the queryset is built with: distinct integers no real row
-uses, found again in the compiled parameters. A shape whose parameters do not come out exactly
-once each is refused when it is prepared, so a value can never land in the wrong place.
+Values are passed as placeholders the queryset is built with: distinct integers or strings no
+real row uses, found again in the compiled parameters. A shape whose parameters do not come out
+exactly once each is refused when it is prepared, so a value can never land in the wrong place.
 """
 
 from __future__ import annotations
@@ -25,17 +29,28 @@ from django.db.models.query import get_related_populators
 USING = "default"  # the hot acts' database
 
 # Below any id or count the application stores, yet within a 32-bit column's range (Django
-# compiles an out-of-range lookup to an empty result); one per value of the query.
+# compiles an out-of-range lookup to an empty result); one per value of the query. A text value's
+# placeholder is a string no key, hash or name holds.
 _PLACEHOLDERS = tuple(-1_987_650_001 - i for i in range(8))
+_TEXT_PLACEHOLDERS = tuple(f"\x1fprepared-value-{i}\x1f" for i in range(8))
+
+
+def _placeholder(position: int, value: Any) -> int | str:
+    if isinstance(value, str):
+        return _TEXT_PLACEHOLDERS[position]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _PLACEHOLDERS[position]
+    raise ValueError(f"a prepared query takes integers and strings, not {value!r}")
 
 
 @dataclass(frozen=True)
 class _Compiled:
     compiler: Any  # Django's SQLCompiler, kept for its row conversions and select layout
+    converters: dict[int, Any]  # per column, Django's conversions from the database (JSON...)
     sql: str
     params: tuple[Any, ...]
     slots: tuple[int | None, ...]  # per parameter: which value goes there, or None (a constant)
-    arity: int  # how many values every run takes
+    kinds: tuple[type, ...]  # each value's type (int or str), as every run must give it
     model: type[Model]
     start: int  # the model's own columns in the row
     end: int
@@ -45,14 +60,15 @@ class _Compiled:
 
 class Prepared:
     """``Prepared(lambda pk, person: Model.objects....filter(pk=pk, ...))``, then
-    ``.first(pk, person)``: the first instance, or None. Only integer values may vary."""
+    ``.first(pk, person)``: the first instance, or None; ``.all(...)``: every instance. Only
+    integer and string values may vary."""
 
     def __init__(self, build: Callable[..., QuerySet[Any]]) -> None:
         self._build = build
         self._compiled: _Compiled | None = None
 
-    def _compile(self, arity: int) -> _Compiled:
-        placeholders = _PLACEHOLDERS[:arity]
+    def _compile(self, values: tuple[Any, ...]) -> _Compiled:
+        placeholders = [_placeholder(i, value) for i, value in enumerate(values)]
         queryset = self._build(*placeholders)
         compiler = queryset.query.get_compiler(using=USING)
         try:
@@ -60,17 +76,19 @@ class Prepared:
         except (EmptyResultSet, FullResultSet):
             raise ValueError(f"a value's condition compiled away: {queryset.query}") from None
         slots = tuple(placeholders.index(p) if p in placeholders else None for p in params)
-        if sorted(s for s in slots if s is not None) != list(range(arity)):
+        if sorted(s for s in slots if s is not None) != list(range(len(values))):
             raise ValueError(f"each value must appear once in the compiled query: {sql}")
         klass_info = compiler.klass_info
         fields = klass_info["select_fields"]
         start, end = fields[0], fields[-1] + 1
+        columns = [column[0] for column in compiler.select[: compiler.col_count]]
         return _Compiled(
             compiler=compiler,
+            converters=compiler.get_converters(columns),
             sql=sql,
             params=tuple(params),
             slots=slots,
-            arity=arity,
+            kinds=tuple(type(p) for p in placeholders),
             model=klass_info["model"],
             start=start,
             end=end,
@@ -78,25 +96,111 @@ class Prepared:
             populators=get_related_populators(klass_info, compiler.select, USING),
         )
 
-    def first(self, *values: int) -> Any:
+    def first(self, *values: int | str) -> Any:
+        c, cursor = self._run(values)
+        with cursor:
+            row = cursor.fetchone()
+        return None if row is None else self._instances(c, [row])[0]
+
+    def all(self, *values: int | str) -> list[Any]:
+        c, cursor = self._run(values)
+        with cursor:
+            rows = cursor.fetchall()
+        return self._instances(c, rows)
+
+    def _run(self, values: tuple[int | str, ...]) -> tuple[_Compiled, Any]:
         if self._compiled is None:
-            self._compiled = self._compile(len(values))
+            self._compiled = self._compile(values)
         c = self._compiled
-        if len(values) != c.arity:
-            raise ValueError(f"{len(values)} values for a query prepared with {c.arity}")
+        kinds = tuple(type(_placeholder(i, value)) for i, value in enumerate(values))
+        if kinds != c.kinds:
+            raise ValueError(
+                f"values of types {[k.__name__ for k in kinds]} for a query prepared with "
+                f"{[k.__name__ for k in c.kinds]}"
+            )
         bound = [
             p if slot is None else values[slot] for p, slot in zip(c.params, c.slots, strict=True)
         ]
-        with connections[USING].cursor() as cursor:
-            cursor.execute(c.sql, bound)
-            row = cursor.fetchone()
-        if row is None:
-            return None
-        # Django's own conversions (JSON, decimals...), as a queryset applies them.
-        row = next(c.compiler.results_iter(results=[[row]]))
-        instance = c.model.from_db(USING, c.init_list, row[c.start : c.end])
-        for populator in c.populators:
-            populator.populate(row, instance)
-        for name, position in c.compiler.annotation_col_map.items():
-            setattr(instance, name, row[position])
+        cursor = connections[USING].cursor()
+        cursor.execute(c.sql, bound)
+        return c, cursor
+
+    @staticmethod
+    def _instances(c: _Compiled, rows: list[Any]) -> list[Any]:
+        if c.converters:  # Django's own conversions (JSON, decimals...), as a queryset applies
+            rows = list(c.compiler.apply_converters(rows, c.converters))
+        instances = []
+        for row in rows:
+            instance = c.model.from_db(USING, c.init_list, row[c.start : c.end])
+            for populator in c.populators:
+                populator.populate(row, instance)
+            for name, position in c.compiler.annotation_col_map.items():
+                setattr(instance, name, row[position])
+            instances.append(instance)
+        return instances
+
+
+class PreparedTree:
+    """``PreparedTree(Coup.objects.select_related(...), stakes=Stake.objects..., cards=...)``,
+    then ``.get(pk)``: the instance with those reverse relations filled as ``prefetch_related``
+    fills them, so that ``coup.stakes.all()`` reads nothing more; one prepared query each."""
+
+    def __init__(self, queryset: QuerySet[Any], **children: QuerySet[Any]) -> None:
+        self._model = queryset.model
+        self._root = Prepared(lambda pk: queryset.filter(pk=pk))
+        self._children = {}
+        for name, child in children.items():
+            key = getattr(self._model, name).field  # the child's foreign key to the root
+            self._children[name] = (
+                key,
+                Prepared(lambda pk, child=child, key=key: child.filter(**{key.attname: pk})),
+            )
+
+    def get(self, pk: int) -> Any:
+        root = self._root.first(pk)
+        if root is None:
+            raise self._model.DoesNotExist(f"no {self._model._meta.object_name} {pk}")
+        cache = root.__dict__.setdefault("_prefetched_objects_cache", {})
+        for name, (key, prepared) in self._children.items():
+            rows = prepared.all(pk)
+            for row in rows:
+                key.set_cached_value(row, root)  # row.coup is the root, as prefetch leaves it
+            # Django's recipe (``prefetch_one_level``): the manager's queryset, its result given.
+            related = getattr(root, name).get_queryset()
+            related._result_cache = rows
+            related._prefetch_done = True
+            cache[name] = related
+        return root
+
+
+class PreparedInsert:
+    """``PreparedInsert(Model)``, then ``.create(field=value, ...)``: the row and the instance
+    ``Model.objects.create`` gives, with the INSERT written once, where the ORM compiles it anew
+    at every call. Each field's value is prepared as ``save()`` prepares it (``pre_save``, then
+    ``get_db_prep_save``); ``save()``'s signals are not sent, so it is only for models nothing
+    listens to (the table acts' rows: audit events, cards laid, stakes, idempotency records)."""
+
+    def __init__(self, model: type[Model]) -> None:
+        meta = model._meta
+        self._model = model
+        self._fields = [f for f in meta.concrete_fields if not (f.primary_key and f.db_returning)]
+        self._returning = meta.pk if meta.pk not in self._fields else None
+        quote = connections[USING].ops.quote_name
+        self._sql = (
+            f"INSERT INTO {quote(meta.db_table)} "
+            f"({', '.join(quote(f.column) for f in self._fields)}) "
+            f"VALUES ({', '.join(['%s'] * len(self._fields))})"
+            + (f" RETURNING {quote(self._returning.column)}" if self._returning else "")
+        )
+
+    def create(self, **values: Any) -> Any:
+        instance = self._model(**values)  # unknown names refused, defaults applied, as create()
+        connection = connections[USING]
+        params = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in self._fields]
+        with connection.cursor() as cursor:
+            cursor.execute(self._sql, params)
+            if self._returning is not None:
+                setattr(instance, self._returning.attname, cursor.fetchone()[0])
+        instance._state.adding = False
+        instance._state.db = USING
         return instance

@@ -1,5 +1,7 @@
-"""``casino.prepared``: a queryset compiled once and run with new values gives what the ORM gives;
-and ``round_locked``, the table acts' one prepared statement (the round locked, the actor's duty)."""
+"""``casino.prepared``: a queryset compiled once and run with new values gives what the ORM gives,
+as do a prepared tree (a row and its reverse relations) and a prepared INSERT; an answer's
+serializer works its fields out once; and ``round_locked``, the table acts' one prepared
+statement (the round locked, the actor's duty)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from django.test.utils import CaptureQueriesContext
 from audit.models import Anomaly, AuditEvent
 from casino.floor.models import Coup, CoupResult, Duty, DutyEnd, Movement
 from casino.floor.services import NotOnDuty, duty_end, round_locked
-from casino.prepared import Prepared
+from casino.prepared import Prepared, PreparedInsert
+from shoes.models import CardLaid
 from tests.conftest import lay_in_coups
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +27,14 @@ A_COUP = ["KS", "7H", "9D", "2C", "5S", "TH", "QD", "AS", "4C", "3H", "9S"]
 
 @pytest.fixture
 def coup(cast, shift, sixain_in_play) -> Coup:  # type: ignore[no-untyped-def]
-    """A coup played and settled at table 1 (it has its result)."""
+    """A coup played and settled at table 1 (it has its result), two stakes on it (settled)."""
+    from casino.floor.coups import coup_open, stake_place
+
+    opened = coup_open(actor=cast.tailleur, shift_id=shift.pk)
+    for ref, chance in (("n", "noir"), ("r", "rouge")):
+        stake_place(
+            actor=cast.croupier, coup_id=opened.pk, ref=ref, holder="1", chance=chance, amount=1000
+        )
     lay_in_coups(cast, shift, A_COUP)
     return Coup.objects.get(shift=shift)
 
@@ -190,8 +200,130 @@ def test_a_missing_round_gives_none(cast, coup):
         assert round_locked(Coup, missing, person, Duty.Post.TAILLEUR, act="lay a card") is None
 
 
-def test_a_prepared_query_refuses_a_different_number_of_values(cast, coup):
+@pytest.mark.parametrize(
+    ("values", "refusal"),
+    [
+        pytest.param(
+            (1, 1), r"types \['int', 'int'\] for a query prepared with \['int'\]", id="two"
+        ),
+        pytest.param(("1",), r"types \['str'\] for a query prepared with \['int'\]", id="text"),
+        pytest.param((1.0,), "integers and strings, not 1.0", id="a float"),
+        pytest.param((True,), "integers and strings, not True", id="a boolean"),
+    ],
+)
+def test_a_prepared_query_refuses_other_values_than_it_was_prepared_with(
+    cast, coup, values, refusal
+):
     prepared = Prepared(lambda pk: Coup.objects.filter(pk=pk))
     assert prepared.first(coup.pk).pk == coup.pk
-    with pytest.raises(ValueError, match="2 values for a query prepared with 1"):
-        prepared.first(coup.pk, coup.pk)
+    with CaptureQueriesContext(connection) as queries, pytest.raises(ValueError, match=refusal):
+        prepared.first(*values)
+    assert queries.captured_queries == []
+
+
+def test_a_text_value_lands_in_its_place_and_is_sent_as_a_parameter(cast, coup):
+    from django.contrib.auth.models import User
+
+    prepared = Prepared(lambda name: User.objects.filter(username=name))
+    assert prepared.first("croupier").pk == cast.croupier.pk
+    assert prepared.first("tailleur").pk == cast.tailleur.pk
+    assert prepared.first("croupier' OR '1'='1") is None  # a value, never SQL
+    assert prepared.first("%s") is None
+
+
+def test_all_gives_every_instance_the_orm_gives_in_its_order(cast, coup):
+    prepared = Prepared(lambda coup_id: CardLaid.objects.filter(coup_id=coup_id))
+    got, want = prepared.all(coup.pk), list(CardLaid.objects.filter(coup_id=coup.pk))
+    assert [columns(c) for c in got] == [columns(c) for c in want]
+    assert [c.card for c in got] == A_COUP
+    missing = Coup.objects.order_by("-pk").values_list("pk", flat=True).first() + 1
+    assert prepared.all(missing) == []
+
+
+# --- PreparedTree --------------------------------------------------------------------------------
+
+
+def test_a_tree_reads_a_coup_as_prefetch_related_does_and_nothing_more(cast, coup):
+    from casino.floor.play.trente_et_quarante.api import _COUP_ANSWERED, COUPS, CoupSerializer
+
+    want = COUPS.get(pk=coup.pk)
+    with CaptureQueriesContext(connection) as reads:
+        got = _COUP_ANSWERED.get(coup.pk)
+    assert len(reads.captured_queries) == 4  # the coup, its stakes, settlements and cards
+    with CaptureQueriesContext(connection) as more:
+        answer = CoupSerializer(got).data
+        back = {s.coup.pk for s in got.stakes.all()} | {s.coup.pk for s in got.settlements.all()}
+    assert more.captured_queries == []
+    assert answer == CoupSerializer(want).data
+    assert answer["cards"] == A_COUP
+    assert back == {coup.pk}
+    assert [s["ref"] for s in answer["stakes"]] == ["n", "r"]
+    assert len(answer["settlements"]) == 2
+    assert [columns(s) for s in got.stakes.all()] == [columns(s) for s in want.stakes.all()]
+
+
+def test_a_tree_of_a_missing_coup_is_does_not_exist(cast, coup):
+    from casino.floor.play.trente_et_quarante.api import _COUP_ANSWERED
+
+    missing = Coup.objects.order_by("-pk").values_list("pk", flat=True).first() + 1
+    with pytest.raises(Coup.DoesNotExist):
+        _COUP_ANSWERED.get(missing)
+
+
+# --- PreparedInsert ------------------------------------------------------------------------------
+
+
+def test_an_insert_writes_the_row_and_gives_the_instance_create_gives(cast, coup):
+    from casino.api.models import IdempotentRequest
+
+    fields = {"user": cast.croupier, "fingerprint": "f" * 64, "status": 201, "body": {"a": [1]}}
+    got = PreparedInsert(IdempotentRequest).create(key="prepared", **fields)
+    want = IdempotentRequest.objects.create(key="orm", **fields)
+    assert got.pk is not None
+    assert (got._state.adding, got._state.db) == (False, "default")
+    stored = {r.key: r for r in IdempotentRequest.objects.filter(pk__in=[got.pk, want.pk])}
+    for instance in (got, stored["prepared"]):
+        same = {**columns(instance), "id": None, "key": None, "created_at": None}
+        assert same == {**columns(want), "id": None, "key": None, "created_at": None}
+    assert columns(stored["prepared"]) == columns(got)  # what was written is what it gave
+
+
+def test_an_insert_refuses_an_unknown_field_and_a_duplicate_writes_nothing(cast, coup):
+    from django.db import IntegrityError, transaction
+
+    from casino.api.models import IdempotentRequest
+
+    insert = PreparedInsert(IdempotentRequest)
+    fields = {"user": cast.croupier, "key": "k", "fingerprint": "f", "status": 0, "body": {}}
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        insert.create(**fields, colour="red")
+    insert.create(**fields)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        insert.create(**fields)
+    assert IdempotentRequest.objects.filter(key="k").count() == 1
+
+
+# --- FieldsOnce ----------------------------------------------------------------------------------
+
+
+def _fields_once() -> list[type]:
+    from casino import urls  # noqa: F401  (every API module, so every serializer, imported)
+    from casino.api.serializers import FieldsOnce
+
+    found, todo = [], [FieldsOnce]
+    while todo:
+        found += (subclasses := todo.pop().__subclasses__())
+        todo += subclasses
+    return sorted(set(found), key=lambda c: c.__qualname__)
+
+
+@pytest.mark.parametrize("serializer_class", _fields_once(), ids=lambda c: c.__name__)
+def test_an_answers_serializer_has_the_fields_drf_works_out_its_own_each_time(serializer_class):
+    from rest_framework import serializers
+
+    one, other = serializer_class(), serializer_class()
+    worked_out = serializers.ModelSerializer.get_fields(one)  # DRF's own, made afresh
+    assert repr(dict(one.fields)) == repr(dict(other.fields)) == repr(worked_out)
+    for name, field in one.fields.items():
+        assert field is not other.fields[name]
+        assert field.parent is one
