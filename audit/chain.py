@@ -25,6 +25,7 @@ from audit.canonical import (
 )
 from audit.models import AuditEvent, ChainHead
 from casino import clock
+from casino.prepared import PreparedInsert
 
 
 class AuditOutsideTransaction(RuntimeError):
@@ -38,6 +39,10 @@ def _subject_key(subject: models.Model | tuple[str, object] | None) -> tuple[str
         kind, pk = subject
         return kind, str(pk)
     return subject._meta.label_lower, str(subject.pk)
+
+
+# Every act appends here: the INSERT written once (casino/prepared.py).
+_INSERT_EVENT = PreparedInsert(AuditEvent)
 
 
 def audit_record(
@@ -88,7 +93,7 @@ def audit_record(
             payload=body,
         )
     )
-    event = AuditEvent.objects.create(
+    event = _INSERT_EVENT.create(
         seq=seq,
         at=at,
         actor_id=actor_id,

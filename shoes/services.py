@@ -29,6 +29,7 @@ from casino.games.errors import IllegalCard
 from casino.i18n import either, game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
+from casino.prepared import PreparedInsert
 from shoes.errors import (
     CardRefused,
     CountInvalid,
@@ -71,6 +72,8 @@ class _GamePacks(Mapping[Game, PackKind]):
 
 
 GAME_PACK = _GamePacks()
+# Every card laid is one INSERT: written once (casino/prepared.py).
+_INSERT_CARD = PreparedInsert(CardLaid)
 
 
 def composition(pack: Pack) -> Composition:
@@ -629,7 +632,7 @@ def _lay(
             return _foreign(pack, actor, shift, code, laid[code]), done
         last += 1
         laid[code] += 1
-        laid_now = CardLaid.objects.create(
+        laid_now = _INSERT_CARD.create(
             pack=pack,
             seq=last,
             taille=taille,
@@ -1000,7 +1003,17 @@ def cards_left(pack: Pack) -> tuple[int, list[str]]:
     """How many cards the talon still holds, and their codes (composition less those laid and
     burned in the current taille)."""
     left = Counter({str(c): n for c, n in composition(pack).counts.items()})
-    left.subtract(_laid_counts(pack, current_taille(pack)))
+    # Asked at every settlement (is the taille over?): one fixed statement, the taille and the
+    # cards out of it counted by the database, where the ORM built and compiled a count and a
+    # list of every card laid (issue 17's profile).
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT card, count(*) FROM shoes_cardlaid WHERE pack_id = %s AND taille = "
+            "(SELECT count(*) FROM shoes_packevent WHERE pack_id = %s AND kind = %s) "
+            "GROUP BY card",
+            [pack.pk, pack.pk, PackEvent.Kind.CUT.value],
+        )
+        left.subtract(dict(cursor.fetchall()))
     codes = [code for code, n in left.items() for _ in range(max(n, 0))]
     return len(codes), codes
 

@@ -19,9 +19,13 @@ from casino import clock
 from casino.people.models import ApiToken
 from casino.people.services import needs_second_factor
 from casino.people.tokens import key_hash
+from casino.prepared import Prepared
 
 # Marking a token used costs a write: once a minute is enough to see it is alive.
 LAST_USED_EVERY = dt.timedelta(minutes=1)
+
+# Every terminal request begins here: prepared once (casino/prepared.py).
+_TOKEN = Prepared(lambda hashed: ApiToken.objects.select_related("user").filter(key_hash=hashed))
 
 
 class TokenRefused(exceptions.AuthenticationFailed):
@@ -32,7 +36,7 @@ class ApiTokenAuthentication(TokenAuthentication):
     keyword = "Token"
 
     def authenticate_credentials(self, key: str) -> tuple[Any, ApiToken]:
-        token = ApiToken.objects.select_related("user").filter(key_hash=key_hash(key)).first()
+        token = _TOKEN.first(key_hash(key))
         if token is None:
             raise TokenRefused(_("jeton inconnu : reconnectez-vous"), code="token_invalid")
         now = clock.now()

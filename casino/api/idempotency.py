@@ -24,8 +24,11 @@ from casino.api.errors import error_body
 from casino.api.models import IdempotentRequest
 from casino.errors import Conflict, DomainError
 from casino.files import sha256_of
+from casino.prepared import PreparedInsert
 
 HEADER = "Idempotency-Key"
+# Every write begins with this INSERT: written once (casino/prepared.py).
+_INSERT_REQUEST = PreparedInsert(IdempotentRequest)
 
 
 class IdempotencyKeyRequired(DomainError):
@@ -70,7 +73,7 @@ def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
         with transaction.atomic():
             try:
                 with transaction.atomic():  # a retry waits here until the first one commits
-                    record = IdempotentRequest.objects.create(
+                    record = _INSERT_REQUEST.create(
                         user=request.user, key=key, fingerprint=fingerprint, status=0, body={}
                     )
             except IntegrityError:

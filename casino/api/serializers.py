@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -19,6 +20,23 @@ _JSON_TYPE: tuple[tuple[type[Any], type, str], ...] = (
     (serializers.DateField, str, gettext_noop("une date JSON, AAAA-MM-JJ")),
     (serializers.DateTimeField, str, gettext_noop("un horodatage JSON ISO 8601")),
 )
+
+
+class FieldsOnce:
+    """A ModelSerializer works its fields out of its model every time it is made (DRF's
+    ``get_fields``: each model field mapped, its arguments derived). Each act's answer makes
+    several (the coup, its stakes, their settlements), and issue 17's profile put that at a
+    sixth of a request's CPU. This works them out once per class, then copies them as DRF copies
+    a plain Serializer's declared fields. Only for serializers whose fields depend on their
+    class alone (none of ours looks at its context or instance to choose them)."""
+
+    _fields_of: dict[type, dict[str, Any]] = {}
+
+    def get_fields(self) -> dict[str, Any]:
+        fields = FieldsOnce._fields_of.get(type(self))
+        if fields is None:
+            fields = FieldsOnce._fields_of[type(self)] = super().get_fields()  # type: ignore[misc]
+        return copy.deepcopy(fields)
 
 
 def _type_fault(field: serializers.Field[Any, Any, Any, Any], value: Any) -> str | None:

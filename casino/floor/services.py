@@ -683,16 +683,17 @@ def _duty_start(shift: Shift, person: Any, post: Duty.Post, actor: Any) -> Duty:
     return duty
 
 
+# Every act that opens a round (a coup, a taille, a deal) locks its séance: prepared once.
+_SHIFT_LOCK = Prepared(
+    lambda pk: Shift.objects.select_for_update(of=("self",)).select_related("table").filter(pk=pk)
+)
+
+
 def open_shift_locked(shift_id: int) -> Shift:
     """The séance, locked for this transaction, refused if it is closed."""
-    try:
-        shift = (
-            Shift.objects.select_for_update(of=("self",)).select_related("table").get(pk=shift_id)
-        )
-    except Shift.DoesNotExist:
-        raise NotFound(
-            _("la séance %(shift)s n'existe pas") % {"shift": shift_id}, where="shift"
-        ) from None
+    shift = _SHIFT_LOCK.first(shift_id)
+    if shift is None:
+        raise NotFound(_("la séance %(shift)s n'existe pas") % {"shift": shift_id}, where="shift")
     if shift.closed_at is not None:
         raise Conflict(_("la séance %(shift)s est fermée") % {"shift": shift.pk}, where="shift")
     return shift

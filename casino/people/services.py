@@ -39,6 +39,7 @@ from casino.i18n import either
 from casino.people.errors import PasswordRefused, SecondFactorRequired, SetupCodeInvalid
 from casino.people.models import ApiToken, SetupCode, StaffProfile
 from casino.people.roles import OUTSIDE_ROLES, SECOND_FACTOR_ROLES, Role, check_compatible
+from casino.prepared import Prepared
 
 Actor = User | AbstractBaseUser | AnonymousUser
 
@@ -67,9 +68,13 @@ def roles_of(user: Actor | None) -> frozenset[Role]:
     return cached  # type: ignore[no-any-return]
 
 
+# Read for every request that acts (require_role): prepared once (casino/prepared.py).
+_GROUPS = Prepared(lambda user_id: Group.objects.filter(user=user_id))
+
+
 def held_roles(user: User) -> frozenset[Role]:
     """The roles an account holds, active or not (what its credentials must satisfy)."""
-    names = set(Group.objects.filter(user=user).values_list("name", flat=True))
+    names = {group.name for group in _GROUPS.all(user.pk)}
     return frozenset(r for r in Role if r.value in names)
 
 

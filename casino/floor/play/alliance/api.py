@@ -22,7 +22,7 @@ from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import DEALERS, PIT
 from casino.api.resources import Collection, Filters, Item
-from casino.api.serializers import StrictSerializer, reference
+from casino.api.serializers import FieldsOnce, StrictSerializer, reference
 from casino.errors import DomainError
 from casino.floor.api import Dealers
 from casino.floor.play.alliance import deals, seats
@@ -46,7 +46,7 @@ def card_list(**kwargs: Any) -> serializers.ListField:
 # --- seats -----------------------------------------------------------------------------------------
 
 
-class CercleSeatSerializer(serializers.ModelSerializer[CercleSeat]):
+class CercleSeatSerializer(FieldsOnce, serializers.ModelSerializer[CercleSeat]):
     table = serializers.IntegerField(source="shift.table.number")
     patron = serializers.CharField(source="patron.code", help_text="the player's account")
     by = serializers.CharField(source="by.username")
@@ -145,7 +145,7 @@ SeatLeave = record_act(
 # --- a deal as a terminal reads it -----------------------------------------------------------------
 
 
-class DealSerializer(serializers.ModelSerializer[Deal]):
+class DealSerializer(FieldsOnce, serializers.ModelSerializer[Deal]):
     table = serializers.IntegerField(source="shift.table.number")
     players = serializers.ListField(
         child=serializers.CharField(),
@@ -178,7 +178,7 @@ class TableCardsSerializer(serializers.Serializer[Any]):
     down = serializers.ListField(child=serializers.CharField(), help_text="in dealing order")
 
 
-class DealCallSerializer(serializers.ModelSerializer[DealCall]):
+class DealCallSerializer(FieldsOnce, serializers.ModelSerializer[DealCall]):
     by = serializers.CharField(source="by.username")
 
     class Meta:

@@ -20,7 +20,7 @@ from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import DEALERS, PIT
 from casino.api.resources import Collection, Filters, Item
-from casino.api.serializers import Empty, StrictSerializer, amount, reference
+from casino.api.serializers import Empty, FieldsOnce, StrictSerializer, amount, reference
 from casino.floor import services
 from casino.floor.api import Dealers
 from casino.floor.play.pharao import selectors, tailles
@@ -43,13 +43,13 @@ SIDES = [side.value for side in engine.Side]
 # --- what a draw did ---------------------------------------------------------------------------
 
 
-class PharaoSettlementSerializer(serializers.ModelSerializer[PharaoSettlement]):
+class PharaoSettlementSerializer(FieldsOnce, serializers.ModelSerializer[PharaoSettlement]):
     class Meta:
         model = PharaoSettlement
         fields = ["stake", "outcome", "paid", "returned", "to_bank", "mark"]
 
 
-class PharaoDrawSerializer(serializers.ModelSerializer[PharaoDraw]):
+class PharaoDrawSerializer(FieldsOnce, serializers.ModelSerializer[PharaoDraw]):
     settled_by = serializers.CharField(source="settled_by.username")
     settlements = PharaoSettlementSerializer(many=True, read_only=True)
 
@@ -82,7 +82,7 @@ class StandingSerializer(serializers.Serializer[Any]):
 # --- tailles -------------------------------------------------------------------------------------
 
 
-class TailleSerializer(serializers.ModelSerializer[Taille]):
+class TailleSerializer(FieldsOnce, serializers.ModelSerializer[Taille]):
     table = serializers.IntegerField(source="shift.table.number")
     opened_by = serializers.CharField(source="opened_by.username")
 
@@ -285,7 +285,7 @@ class TailleCard(APIView):
 # --- stakes and the acts on them ------------------------------------------------------------------
 
 
-class PharaoStakeActSerializer(serializers.ModelSerializer[PharaoStakeAct]):
+class PharaoStakeActSerializer(FieldsOnce, serializers.ModelSerializer[PharaoStakeAct]):
     by = serializers.CharField(source="by.username")
     approved_by = serializers.CharField(
         source="approval.approved_by.username", allow_null=True, default=None
@@ -308,7 +308,7 @@ class PharaoStakeActSerializer(serializers.ModelSerializer[PharaoStakeAct]):
         ]
 
 
-class PharaoStakeSerializer(serializers.ModelSerializer[PharaoStake]):
+class PharaoStakeSerializer(FieldsOnce, serializers.ModelSerializer[PharaoStake]):
     holder = serializers.CharField(source="holder.code", help_text="the account staked from")
     placed_by = serializers.CharField(source="placed_by.username")
     draw = serializers.IntegerField(help_text="it stands from this draw on")
@@ -460,7 +460,7 @@ PharaoStakeWithdraw = _stake_act(
 # --- the banker's approvals -----------------------------------------------------------------------
 
 
-class PharaoApprovalSerializer(serializers.ModelSerializer[PharaoApproval]):
+class PharaoApprovalSerializer(FieldsOnce, serializers.ModelSerializer[PharaoApproval]):
     approved_by = serializers.CharField(source="approved_by.username")
     used = serializers.SerializerMethodField(help_text="an act has used it")
 

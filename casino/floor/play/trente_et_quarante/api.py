@@ -25,7 +25,7 @@ from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import DEALERS, PIT
 from casino.api.resources import Collection, Filters, Item, on_day
-from casino.api.serializers import Empty, StrictSerializer, amount, reference
+from casino.api.serializers import Empty, FieldsOnce, StrictSerializer, amount, reference
 from casino.errors import DomainError
 from casino.floor import services
 from casino.floor.api import Dealers, PrisonerSerializer
@@ -37,12 +37,13 @@ from casino.floor.play.trente_et_quarante.models import (
     Settlement,
     Stake,
 )
+from casino.prepared import PreparedTree
 from shoes.errors import CardRefused
-from shoes.models import PackState
+from shoes.models import CardLaid, PackState
 from shoes.services import card_refusal_record, packs_at
 
 
-class SettlementSerializer(serializers.ModelSerializer[Settlement]):
+class SettlementSerializer(FieldsOnce, serializers.ModelSerializer[Settlement]):
     class Meta:
         model = Settlement
         fields = [
@@ -58,7 +59,7 @@ class SettlementSerializer(serializers.ModelSerializer[Settlement]):
         ]
 
 
-class StakeSerializer(serializers.ModelSerializer[Stake]):
+class StakeSerializer(FieldsOnce, serializers.ModelSerializer[Stake]):
     holder = serializers.CharField(source="holder.code", help_text="the account staked from")
     placed_by = serializers.CharField(source="placed_by.username")
     ref = serializers.CharField(
@@ -124,7 +125,7 @@ class CancellationSerializer(serializers.Serializer[Any]):
     reason = serializers.CharField()
 
 
-class CoupSerializer(serializers.ModelSerializer[Coup]):
+class CoupSerializer(FieldsOnce, serializers.ModelSerializer[Coup]):
     table = serializers.IntegerField(source="shift.table.number")
     opened_by = serializers.CharField(source="opened_by.username")
     cards = serializers.SerializerMethodField(help_text="the cards laid, in order")
@@ -183,22 +184,24 @@ class CoupSerializer(serializers.ModelSerializer[Coup]):
         }
 
 
-# A coup in three queries whatever it holds: itself, its stakes (with their holders), its
+# A coup in four queries whatever it holds: itself, its stakes (with their holders), its
 # settlements and its cards (a terminal reads the open coup at every restart).
-COUPS = Coup.objects.select_related(
+_COUP = Coup.objects.select_related(
     "shift__table", "opened_by", "outcome__settled_by", "cancellation__by"
-).prefetch_related(
-    Prefetch(
-        "stakes",
-        queryset=Stake.objects.select_related("holder", "placed_by", "withdrawal"),
-    ),
-    "settlements",
-    "cards",
+)
+_STAKES = Stake.objects.select_related("holder", "placed_by", "withdrawal")
+COUPS = _COUP.prefetch_related(Prefetch("stakes", queryset=_STAKES), "settlements", "cards")
+# The same reads prepared once, for the answer to each act on a coup (casino/prepared.py).
+_COUP_ANSWERED = PreparedTree(
+    _COUP,
+    stakes=_STAKES,
+    settlements=Settlement.objects.all(),
+    cards=CardLaid.objects.all(),
 )
 
 
 def _coup(pk: int) -> Any:
-    return CoupSerializer(COUPS.get(pk=pk)).data
+    return CoupSerializer(_COUP_ANSWERED.get(pk)).data
 
 
 class CoupOpenInput(StrictSerializer):
@@ -345,9 +348,13 @@ class StakeFilters(Filters):
     lookups = {"shift": "coup__shift", "holder": "holder__code"}
 
 
-STAKES = Stake.objects.select_related("holder", "placed_by", "withdrawal").prefetch_related(
-    "settlements"
-)
+STAKES = _STAKES.prefetch_related("settlements")
+# The same read prepared once, for the answer to each act on a stake (casino/prepared.py).
+_STAKE_ANSWERED = PreparedTree(_STAKES, settlements=Settlement.objects.all())
+
+
+def _stake(pk: int) -> Any:
+    return StakeDetailSerializer(_STAKE_ANSWERED.get(pk)).data
 
 
 class StakeList(Dealers, Collection):
@@ -368,7 +375,7 @@ class StakeList(Dealers, Collection):
         data.is_valid(raise_exception=True)
         v = dict(data.validated_data)
         stake = coups.stake_place(actor=request.user, coup_id=v.pop("coup"), **v)
-        return Response(StakeDetailSerializer(STAKES.get(pk=stake.pk)).data, status=201)
+        return Response(_stake(stake.pk), status=201)
 
 
 class StakeDetail(Dealers, Item):
@@ -386,7 +393,7 @@ StakeWithdraw = record_act(
     Empty,
     "Take a stake back before the first card (after it: refused and recorded).",
     record_id="stake_id",
-    answer=lambda pk: StakeDetailSerializer(STAKES.get(pk=pk)).data,
+    answer=_stake,
     response=StakeDetailSerializer,
 )
 

@@ -63,6 +63,7 @@ from casino.games.trente_et_quarante import Stake as EngineStake
 from casino.i18n import game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
+from casino.prepared import Prepared, PreparedInsert
 from shoes.errors import CardRefused
 from shoes.models import PackState
 from shoes.services import card_lay, cards_left, current_taille, packs_at, taille_ends
@@ -86,6 +87,15 @@ TABLE_STAFF = (Role.TAILLEUR, Role.CROUPIER)
 FINISHED = (CoupPhase.SETTLED, CoupPhase.CANCELLED)
 TAILLEUR = Duty.Post.TAILLEUR
 AT_THE_TABLE = (Duty.Post.TAILLEUR, Duty.Post.CROUPIER)
+# A stake's own reads and INSERT, prepared once (casino/prepared.py): the act most often sent.
+_STAKE_REF = Prepared(lambda coup_id, ref: Stake.objects.filter(coup_id=coup_id, ref=ref))
+_INSERT_STAKE = PreparedInsert(Stake)
+_COUP_IN_PROGRESS = Prepared(
+    lambda table_id: Coup.objects.filter(shift__table_id=table_id).exclude(phase__in=FINISHED)[:1]
+)
+_LAST_RESULT = Prepared(
+    lambda table_id: CoupResult.objects.filter(coup__shift__table_id=table_id).order_by("-id")[:1]
+)
 
 
 def _lock(coup_id: int, actor: Any, *posts: Duty.Post, act: str) -> Coup:
@@ -114,10 +124,11 @@ def table_prison(shift: Shift, *, before: CoupResult | None = None) -> list[Pris
     """The table's prison: what the last settled coup at this table left there (it carries over
     from coup to coup, séance to séance and sixain to sixain); ``before``: as it stood when that
     coup was settled."""
-    results = CoupResult.objects.filter(coup__shift__table_id=shift.table_id)
-    if before is not None:
-        results = results.filter(id__lt=before.pk)
-    last = results.order_by("-id").first()
+    if before is None:
+        last = _LAST_RESULT.first(shift.table_id)  # at every settlement: prepared
+    else:
+        results = CoupResult.objects.filter(coup__shift__table_id=shift.table_id, id__lt=before.pk)
+        last = results.order_by("-id").first()
     if last is None:
         return []
     return [
@@ -132,7 +143,7 @@ def coup_open(*, actor: Any, shift_id: int) -> Coup:
     shift = open_shift_locked(shift_id)
     require_game(shift.table, GAME, act=_("ouvrir un coup"))
     require_on_duty(shift, actor, TAILLEUR, act=_("ouvrir un coup"))
-    if Coup.objects.filter(shift__table=shift.table).exclude(phase__in=FINISHED).exists():
+    if _COUP_IN_PROGRESS.first(shift.table_id) is not None:
         raise Conflict(_("%(table)s a un coup en cours") % {"table": shift.table}, where="shift")
     pack = packs_at(shift.table_id, PackState.IN_PLAY).first()
     if pack is None:
@@ -258,14 +269,14 @@ def stake_place(
                 check_stake(engine_stake, rules_of(coup))
             except GameError as exc:
                 raise StakeRefused(game_message(exc), where=exc.where) from None
-            if coup.stakes.filter(ref=ref).exists():
+            if _STAKE_REF.first(coup.pk, ref) is not None:
                 raise Conflict(
                     _("la mise %(ref)r est déjà sur le coup %(number)s")
                     % {"ref": ref, "number": coup.number},
                     where="ref",
                 )
             account, layout = _accounts(coup, holder)
-            stake = Stake.objects.create(
+            stake = _INSERT_STAKE.create(
                 coup=coup,
                 ref=ref,
                 holder=account,
