@@ -57,7 +57,7 @@ QUERIES = {
     "coup_lay_card, the first card (the coup starts dealing)": 10,
     "coup_lay_card, a middle card": 9,
     "coup_lay_card, the last card (the coup is complete)": 10,
-    "coup_settle, a coup with a winning and a losing stake, none in prison": 15,
+    "coup_settle, a coup with a winning and a losing stake, none in prison": 14,
     # Pharao
     "pharao_stake_place, a seat's first stake (its account is made)": 16,
     "pharao_stake_place, a later stake at the same seat": 12,
@@ -67,7 +67,7 @@ QUERIES = {
     "deal_call, a call that does not end the auction": 10,
     "deal_call, the call that ends the auction": 11,
     "deal_play, a card in the middle of the deal": 10,
-    "deal_play, the last card (settles the deal)": 26,
+    "deal_play, the last card (settles the deal)": 25,
 }
 
 
