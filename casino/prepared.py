@@ -194,7 +194,10 @@ class PreparedInsert:
         )
 
     def create(self, **values: Any) -> Any:
-        instance = self._model(**values)  # unknown names refused, defaults applied, as create()
+        return self.insert(self._model(**values))  # unknown names refused, defaults applied
+
+    def insert(self, instance: Any) -> Any:
+        """Write ``instance``, made and not yet saved, as ``save()`` would; return it."""
         connection = connections[USING]
         params = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in self._fields]
         with connection.cursor() as cursor:

@@ -45,7 +45,7 @@ from casino.locks import lock_name
 from casino.outbox.outbox import enqueue
 from casino.people.roles import Role
 from casino.people.services import require_role, roles_of
-from casino.prepared import Prepared
+from casino.prepared import Prepared, PreparedInsert
 
 
 class InvalidReglementPosting(DomainError):
@@ -332,12 +332,20 @@ def holder_account(table: Table, holder: str) -> Account | None:
     return account
 
 
+# Every stake reads its accounts here: prepared once (casino/prepared.py).
+_STAKE_ACCOUNTS = Prepared(
+    lambda table_id, code: Account.objects.filter(
+        Q(table_id=table_id, kind=Account.Kind.LAYOUT) | Q(code=code)
+    )
+)
+
+
 def stake_accounts(table: Table, holder: str) -> tuple[Account | None, Account]:
     """A stake's two accounts: its holder's (as ``holder_account``) and the table's layout, in
     one query where the holder's exists (every stake is placed through here)."""
     coded = _holder_code(table, holder)
     code = coded[0] if coded else None
-    both = list(Account.objects.filter(Q(table=table, kind=Account.Kind.LAYOUT) | Q(code=code)))
+    both = _STAKE_ACCOUNTS.all(table.pk, code or "")  # every account is made with a code
     layout = next(a for a in both if a.kind == Account.Kind.LAYOUT and a.table_id == table.pk)
     if coded is None:
         return None, layout
@@ -357,6 +365,9 @@ def house_account(kind: Account.Kind) -> Account:
 
 
 # --- the ledger ---------------------------------------------------------------------------------
+
+
+_INSERT_MOVEMENT = PreparedInsert(Movement)
 
 
 @dataclass(frozen=True)
@@ -399,6 +410,8 @@ def ledger_post(*, actor: Any, shift: Shift | None, entries: Iterable[Entry]) ->
                 actor=actor,
             )
         )
+    if len(movements) == 1:  # a stake, a withdrawal: one INSERT, written once
+        return [_INSERT_MOVEMENT.insert(movements[0])]
     return Movement.objects.bulk_create(movements)
 
 
