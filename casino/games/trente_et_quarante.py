@@ -96,10 +96,10 @@ def rank_points(r: Rank, reglement: Reglement) -> int:
     return r.pips
 
 
-# The records made once per coup or per stake (rows, outcomes, settlements, prisoners, coup
-# records) are NamedTuples: typed and immutable as a frozen dataclass is, but built three times
-# faster (a frozen dataclass sets each field through ``object.__setattr__``): a coup with five
-# stakes makes a dozen of them. The records of a whole talon stay frozen dataclasses.
+# The records made once per coup or per stake (rows, outcomes, stakes, settlements, prisoners,
+# coup records) are NamedTuples: typed and immutable as a frozen dataclass is, but built three
+# times faster (a frozen dataclass sets each field through ``object.__setattr__``): a coup with
+# five stakes makes a dozen of them. The records of a whole talon stay frozen dataclasses.
 class Row(NamedTuple):
     cards: tuple[Card, ...] = ()
     total: int = 0
@@ -263,8 +263,7 @@ class CoupDeal:
 RefaitChoice = Literal["prison", "half"] | tuple[Literal["move"], Chance]
 
 
-@dataclass(frozen=True)
-class Stake:
+class Stake(NamedTuple):
     """A stake on one of the four chances for one coup. ``on_refait`` matters under ``choice``."""
 
     id: str
