@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
+from operator import attrgetter
 
 from casino.games.errors import ForeignCard, IllegalCard, IllegalRank, gettext_noop
 
@@ -134,6 +135,8 @@ def rank(code: str) -> Rank:
         ) from None
 
 
+_code = attrgetter("code")  # a card's code, fetched in C
+
 ONE_PACK: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
 _BY_CODE = {str(c): c for c in ONE_PACK}
 
@@ -161,12 +164,18 @@ class Composition:
         """Every card, in a fixed order (pack order, then repeated)."""
         return tuple(c for c in ONE_PACK for _ in range(self[c]))
 
+    @cached_property
+    def _counts_by_code(self) -> dict[str, int]:
+        return {c.code: n for c, n in self.counts.items()}
+
     def check_contains(self, laid: Iterable[Card], *, where: str = "cards") -> None:
         """Refuse a sequence this pack cannot hold: a card more often than the pack has it."""
         laid = list(laid)
-        # Counted at once first (Counter counts in C); walked card by card only to name the card
-        # and the index at which it came once too often.
-        if all(n <= self[c] for c, n in Counter(laid).items()):
+        # Counted at once first, by code: equal cards have equal codes, and a code is hashed in C
+        # where a Card's dataclass hash is a Python call (a sixain is 312 of them). Walked card by
+        # card only to name the card and the index at which it came once too often.
+        holds = self._counts_by_code
+        if all(n <= holds.get(code, 0) for code, n in Counter(map(_code, laid)).items()):
             return
         seen: Counter[Card] = Counter()
         for index, c in enumerate(laid):

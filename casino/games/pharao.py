@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from casino.games.cards import Card, Rank, card, check_whole_pack, rank
 from casino.games.errors import (
@@ -150,8 +150,10 @@ def transition(marks: Mapping[str, Mark], mark: str, move: Move) -> Mark | None:
 # --- stakes -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Stake:
+# The records made for every card, draw and stake (stakes, settlements, draws, laid cards, the
+# answers to acts) are NamedTuples, as Trente-et-Quarante's: immutable and typed as a frozen
+# dataclass is, but built three times faster. A standing stake stays a frozen dataclass.
+class Stake(NamedTuple):
     """A stake as placed: ``amount`` on ``rank`` (the suit of the player's book is irrelevant)."""
 
     id: str
@@ -237,8 +239,7 @@ class Action:
             raise ValueError(f"{self.act.value}: the amount {self.amount} is not >= 1")
 
 
-@dataclass(frozen=True)
-class Settlement:
+class Settlement(NamedTuple):
     """What a draw or an act did to one stake's money (REPLAY.md: ``paid`` from the bank,
     ``returned`` to the player, ``to_bank`` kept by the bank); ``mark`` is the stake's mark when
     settled (for a plié, the mark before it)."""
@@ -251,8 +252,7 @@ class Settlement:
     mark: str = SIMPLE
 
 
-@dataclass(frozen=True)
-class Acted:
+class Acted(NamedTuple):
     """The answer to an act: the stake as it now stands (None when it ended), the money put on the
     layout (a raise, or the winnings put back by a mark), and the line the replay lists (collect,
     withdraw, reduce; none for a mark or a raise)."""
@@ -263,8 +263,7 @@ class Acted:
     settlement: Settlement | None = None
 
 
-@dataclass(frozen=True)
-class Draw:
+class Draw(NamedTuple):
     """One draw (Abzug): the bank's card (left), the players' card (right), and what it settled:
     first the acts made before it (in their order), then the stakes on the drawn ranks."""
 
@@ -275,8 +274,7 @@ class Draw:
     settlements: tuple[Settlement, ...]
 
 
-@dataclass(frozen=True)
-class Laid:
+class Laid(NamedTuple):
     """Where a card went and what follows: the terminal's answer to "what next?".
 
     ``settled`` is the draw this card completed (None after a left card); ``end`` the stakes

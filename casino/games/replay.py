@@ -184,13 +184,17 @@ def _string(value: Any, where: str) -> str:
     return value
 
 
+# A chance by its word: a dict lookup, where ``Chance(value)`` is three Python calls a stake.
+CHANCES = {c.value: c for c in Chance}
+
+
 def _chance(value: Any, where: str) -> Chance:
-    try:
-        return Chance(value)
-    except ValueError:
+    chance = CHANCES.get(value) if isinstance(value, str) else None
+    if chance is None:
         raise _fail(
             "bad_input", f"{value!r} is not a chance (rouge, noir, couleur, inverse)", where
-        ) from None
+        )
+    return chance
 
 
 def _game(top: dict[str, Any]) -> None:
@@ -339,8 +343,8 @@ def _coup(record: CoupRecord, order: dict[str, int]) -> dict[str, Any]:
     settlements = sorted(record.settlements, key=lambda s: order[s.stake])
     return {
         "number": record.number,
-        "noir": {"cards": [str(c) for c in outcome.noir.cards], "total": outcome.noir.total},
-        "rouge": {"cards": [str(c) for c in outcome.rouge.cards], "total": outcome.rouge.total},
+        "noir": {"cards": [c.code for c in outcome.noir.cards], "total": outcome.noir.total},
+        "rouge": {"cards": [c.code for c in outcome.rouge.cards], "total": outcome.rouge.total},
         "result": outcome.result.value,
         "couleur": outcome.couleur.value if outcome.couleur else None,
         "void": record.void,

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from casino.games.cards import RANKS, SIXAIN, Card, Colour, Composition, Rank, card
 from casino.games.errors import IllegalDeal, StakeRefused, gettext_noop
@@ -96,8 +96,11 @@ def rank_points(r: Rank, reglement: Reglement) -> int:
     return r.pips
 
 
-@dataclass(frozen=True)
-class Row:
+# The records made once per coup or per stake (rows, outcomes, stakes, settlements, prisoners,
+# coup records) are NamedTuples: typed and immutable as a frozen dataclass is, but built three
+# times faster (a frozen dataclass sets each field through ``object.__setattr__``): a coup with
+# five stakes makes a dozen of them. The records of a whole talon stay frozen dataclasses.
+class Row(NamedTuple):
     cards: tuple[Card, ...] = ()
     total: int = 0
 
@@ -115,15 +118,13 @@ class Row:
         return Row((*self.cards, c), self.total + value)
 
 
-@dataclass(frozen=True)
-class Announcement:
+class Announcement(NamedTuple):
     noir: str | None
     rouge: str | None
     result: str | None
 
 
-@dataclass(frozen=True)
-class CoupOutcome:
+class CoupOutcome(NamedTuple):
     """What the cards decided. ``couleur`` is None unless noir or rouge won."""
 
     noir: Row
@@ -262,8 +263,7 @@ class CoupDeal:
 RefaitChoice = Literal["prison", "half"] | tuple[Literal["move"], Chance]
 
 
-@dataclass(frozen=True)
-class Stake:
+class Stake(NamedTuple):
     """A stake on one of the four chances for one coup. ``on_refait`` matters under ``choice``."""
 
     id: str
@@ -273,8 +273,7 @@ class Stake:
     on_refait: RefaitChoice | None = None
 
 
-@dataclass(frozen=True)
-class Prisoner:
+class Prisoner(NamedTuple):
     """An imprisoned stake: ``held`` stays on ``chance`` until freed or lost (1.4)."""
 
     stake: str
@@ -283,8 +282,7 @@ class Prisoner:
     level: int
 
 
-@dataclass(frozen=True)
-class Settlement:
+class Settlement(NamedTuple):
     """What one coup did to one stake. Over a stake's life: amount = returned + to_bank + held."""
 
     stake: str
@@ -350,8 +348,7 @@ def premium_of(stake: Stake, reglement: Reglement) -> int:
     )
 
 
-@dataclass(frozen=True)
-class CoupSettlement:
+class CoupSettlement(NamedTuple):
     settlements: tuple[Settlement, ...]
     prison: tuple[Prisoner, ...]
 
@@ -531,8 +528,7 @@ def next_coup_begins(cards_left: int, points_left: int, reglement: Reglement) ->
     return cards_left > 0
 
 
-@dataclass(frozen=True)
-class CoupRecord:
+class CoupRecord(NamedTuple):
     number: int
     outcome: CoupOutcome
     void: bool
@@ -577,8 +573,7 @@ def _lay_row(cards: Sequence[Card], values: Sequence[int], start: int, stop: int
     return Row(tuple(cards[start:end]), total)
 
 
-@dataclass(frozen=True)
-class DealtCoup:
+class DealtCoup(NamedTuple):
     """A coup as the cards decided it, before any stake: ``void`` and ``last`` depend on the
     cards and the règlement alone."""
 
