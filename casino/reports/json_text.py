@@ -1,0 +1,73 @@
+"""JSON text as the standard library writes it, faster where the export writes a lot of it.
+
+``json.dumps(..., indent=1)`` runs the standard library's pure-Python encoder, a few calls per
+value: a day's export (200 replay documents of 300 cards and 100 stakes each, 6,000 coups) spent
+seconds there. ``indented`` writes the same text, handing each list or dict of plain values (a
+stake, a coup's row, the cards) to the C encoder in one call, whose item separator carries the
+line break and the indentation. ``dumps_line`` is ``json.dumps(value, ensure_ascii=False)`` with
+its encoder made once, not once per call.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+_PLAIN = (str, int, float, type(None))  # bool is an int
+
+
+@functools.cache
+def _encoder(item_separator: str) -> json.JSONEncoder:
+    return json.JSONEncoder(ensure_ascii=False, separators=(item_separator, ": "))
+
+
+dumps_line = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def indented(value: Any, level: int = 0) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=1)``, the same text.
+
+    >>> print(indented({"cards": ["AS", "TH"], "stakes": [{"id": "1", "on": None}], "none": []}))
+    {
+     "cards": [
+      "AS",
+      "TH"
+     ],
+     "stakes": [
+      {
+       "id": "1",
+       "on": null
+      }
+     ],
+     "none": []
+    }
+    """
+    if isinstance(value, dict):
+        members = value.values()
+        if not all(isinstance(key, str) for key in value):
+            # The standard encoder's way with other keys (numbers, booleans) is not repeated here.
+            return _indented_by_the_standard_library(value, level)
+    elif isinstance(value, (list, tuple)):
+        members = value
+    else:
+        return dumps_line(value)
+    if not value:
+        return "{}" if isinstance(value, dict) else "[]"
+    inner = "\n" + " " * (level + 1)
+    if all(isinstance(member, _PLAIN) for member in members):
+        flat = _encoder("," + inner).encode(value)  # "[a,\n  b]": the brackets are put back below
+        body = flat[1:-1]
+    elif isinstance(value, dict):
+        body = ("," + inner).join(
+            f"{dumps_line(key)}: {indented(member, level + 1)}" for key, member in value.items()
+        )
+    else:
+        body = ("," + inner).join(indented(member, level + 1) for member in value)
+    opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+    return f"{opening}{inner}{body}\n{' ' * level}{closing}"
+
+
+def _indented_by_the_standard_library(value: Any, level: int) -> str:
+    text = json.dumps(value, ensure_ascii=False, indent=1)
+    return text.replace("\n", "\n" + " " * level)
