@@ -4,8 +4,7 @@
 value: a day's export (200 replay documents of 300 cards and 100 stakes each, 6,000 coups) spent
 seconds there. ``indented`` writes the same text, handing each list or dict of plain values (a
 stake, a coup's row, the cards) to the C encoder in one call, whose item separator carries the
-line break and the indentation. ``dumps_line`` is ``json.dumps(value, ensure_ascii=False)`` with
-its encoder made once, not once per call.
+line break and the indentation.
 """
 
 from __future__ import annotations
@@ -14,7 +13,9 @@ import functools
 import json
 from typing import Any
 
-_PLAIN = (str, int, float, type(None))  # bool is an int
+# Values the C encoder writes alone, by their exact type (a subclass goes the long way, by
+# ``_dumps``, which writes it the same).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 @functools.cache
@@ -22,7 +23,7 @@ def _encoder(item_separator: str) -> json.JSONEncoder:
     return json.JSONEncoder(ensure_ascii=False, separators=(item_separator, ": "))
 
 
-dumps_line = json.JSONEncoder(ensure_ascii=False).encode
+_dumps = json.JSONEncoder(ensure_ascii=False).encode  # made once, not once a value
 
 
 def indented(value: Any, level: int = 0) -> str:
@@ -51,16 +52,16 @@ def indented(value: Any, level: int = 0) -> str:
     elif isinstance(value, (list, tuple)):
         members = value
     else:
-        return dumps_line(value)
+        return _dumps(value)
     if not value:
         return "{}" if isinstance(value, dict) else "[]"
     inner = "\n" + " " * (level + 1)
-    if all(isinstance(member, _PLAIN) for member in members):
+    if _PLAIN.issuperset(map(type, members)):
         flat = _encoder("," + inner).encode(value)  # "[a,\n  b]": the brackets are put back below
         body = flat[1:-1]
     elif isinstance(value, dict):
         body = ("," + inner).join(
-            f"{dumps_line(key)}: {indented(member, level + 1)}" for key, member in value.items()
+            f"{_dumps(key)}: {indented(member, level + 1)}" for key, member in value.items()
         )
     else:
         body = ("," + inner).join(indented(member, level + 1) for member in value)
