@@ -4,6 +4,7 @@ the standard library's, for any value (issue 17)."""
 from __future__ import annotations
 
 import datetime as dt
+import doctest
 import json
 from types import SimpleNamespace
 from zoneinfo import ZoneInfo
@@ -13,6 +14,7 @@ from django.db import connection, transaction
 from hypothesis import given
 from hypothesis import strategies as st
 
+import casino.reports.json_text
 from audit.canonical import format_time
 from audit.chain import audit_record
 from audit.models import AuditEvent
@@ -32,6 +34,10 @@ json_values = st.recursive(
 @given(json_values)
 def test_indented_json_is_the_standard_librarys(value):
     assert indented(value) == json.dumps(value, ensure_ascii=False, indent=1)
+
+
+def test_indented_json_is_documented_by_its_example():
+    assert doctest.testmod(casino.reports.json_text).failed == 0
 
 
 def test_indented_json_writes_numbers_and_flags_as_keys_as_the_standard_library_does():
