@@ -259,10 +259,10 @@ def _first_coups(pack_ids: list[int]) -> QuerySet[Coup]:
     """The first coup of each talon of the packs, with its règlement and ``prison_before``: the
     table's prison as that coup found it (REPLAY.md ``prison``), what the last coup settled at
     its table before it left there, carried from sixain to sixain."""
-    # The last settled before it is the result of the last coup before it: a table has one coup
-    # in progress at a time, so its coups are settled in order. Looked up by coup, the index of
-    # results by coup reads back from that coup; by result, it read back from the newest result
-    # of the room (a month of them, for the export of the month's first day).
+    # The last result at the table before it is that of the last coup there that has one: a
+    # table has one coup in progress at a time, so its coups are settled in their order. Looked
+    # up by coup, PostgreSQL reads the coups back from this one; looked up by result, it read
+    # the results back from the room's newest (a month of them, for the month's first day).
     last_settled_before = (
         Coup.objects.filter(
             shift__table_id=OuterRef("shift__table_id"),
