@@ -2,15 +2,63 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin
+from django.db.models import DateTimeField, QuerySet
+from django.db.models.functions import Trunc
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.utils import timezone
 
 from casino.errors import DomainError
+
+
+class DatesByIndex(QuerySet[Any]):
+    """Records whose years and months, as the admin's date hierarchy asks for them (those that
+    hold a record), are found one at a time through the index on the date: each is the period
+    of the first record after the last one found, which the index finds at once.
+    ``QuerySet.datetimes`` truncates the date of every record to keep the distinct ones: the
+    whole history's (200,000 coups a month) for the first page's months. The same dates, in the
+    same order, filtered the same way; a query per period (and one to find there is no more).
+    A month's days are left to ``QuerySet.datetimes``: it reads one month's records, and a
+    month has up to 31 days to look for."""
+
+    def datetimes(self, field_name: str, kind: str, order: str = "ASC", tzinfo: Any = None) -> Any:
+        if kind not in ("year", "month") or order != "ASC" or not settings.USE_TZ:
+            return super().datetimes(field_name, kind, order, tzinfo)
+        zone = tzinfo or timezone.get_current_timezone()
+        # The truncated date as ``QuerySet.datetimes`` has it, so that what is shown is its own.
+        truncated = self.annotate(
+            period=Trunc(field_name, kind, output_field=DateTimeField(), tzinfo=zone)
+        ).order_by(field_name)
+        found: list[dt.datetime] = []
+        probe = truncated.filter(**{f"{field_name}__isnull": False})
+        while (period := probe.values_list("period", flat=True).first()) is not None:
+            found.append(period)
+            # Past this period: its truncated date is later (what decides), and the date is at
+            # or after the next period's start (what the index reads from). The start is local
+            # midnight made aware as Django makes it (the earlier reading where the clocks
+            # repeat an hour, the moment they jump where they skip one): never after the
+            # period's first instant.
+            start = timezone.make_aware(_next_period(period.replace(tzinfo=None), kind), zone)
+            probe = truncated.filter(**{"period__gt": period, f"{field_name}__gte": start})
+        return found
+
+
+def _next_period(start: dt.datetime, kind: str) -> dt.datetime:
+    """The start of the year or month after the one that starts at ``start``.
+
+    >>> _next_period(dt.datetime(2026, 12, 1), "month")
+    datetime.datetime(2027, 1, 1, 0, 0)
+    """
+    if kind == "year":
+        return start.replace(year=start.year + 1)
+    return start.replace(year=start.year + start.month // 12, month=start.month % 12 + 1)
 
 
 class RecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]

@@ -33,23 +33,54 @@ import csv
 import io
 import json
 import zipfile
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from django.db.models import Q, QuerySet
+from django.db import connection
+from django.db.models import (
+    BooleanField,
+    CharField,
+    Expression,
+    ExpressionWrapper,
+    Func,
+    JSONField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
 
 from audit import canonical
 from audit.canonical import format_time
 from audit.models import AuditEvent
 from casino.disputes.models import about_seances
 from casino.floor.coups import rules_of
-from casino.floor.models import Coup, CoupResult, Movement, Settlement, Shift, Stake
+from casino.floor.models import Coup, Movement, Settlement, Shift, Stake
 from casino.floor.registry import game_module
 from casino.games.cards import card
+from casino.reports.json_text import indented
 from casino.reports.models import Report
 from shoes.models import CardLaid, Pack, TalonCount
 from shoes.services import composition
+
+TalonKey = tuple[int, int]  # (pack id, taille)
+
+
+# audit.canonical.format_time's text (UTC, to the microsecond: 2026-11-22T02:00:00.123456Z), as
+# PostgreSQL writes it (tests/reports/test_export_text.py holds the two to the same text).
+TIME_TEXT = "to_char(%s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+
+
+class TimeText(Func):
+    """A date and time as ``format_time`` writes it, written by PostgreSQL. A day's export
+    writes 200,000 of them: read as datetimes, then formatted again, they cost a third of its
+    time."""
+
+    template = TIME_TEXT % "%(expressions)s"
+    output_field = CharField()
 
 
 def _shifts(report: Report) -> QuerySet[Shift]:
@@ -70,39 +101,66 @@ def _csv(rows: list[dict[str, Any]]) -> str:
     return out.getvalue()
 
 
-def _coup_row(coup: Coup) -> dict[str, Any]:
-    o = getattr(coup, "outcome", None)
+def _csv_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """``header`` then ``rows``, the same text as ``_csv`` of the same rows as dicts (nothing at
+    all without a row). The day's records run to tens of thousands of rows: as tuples, they are
+    written in one call of the C writer."""
+    rows = list(rows)
+    if not rows:
+        return ""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+COUP_FIELDS = (
+    "id",
+    "shift__table__number",
+    "shift_id",
+    "pack__seal_number",
+    "taille",
+    "number",
+    "reglement__name",
+    "reglement__version",
+    "phase",
+    "outcome__id",
+    "outcome__noir_cards",
+    "outcome__noir_total",
+    "outcome__rouge_cards",
+    "outcome__rouge_total",
+    "outcome__result",
+    "outcome__couleur",
+    "outcome__void",
+    "outcome__last",
+    "outcome__announcement",
+)
+
+
+def _coup_row(c: dict[str, Any]) -> dict[str, Any]:
+    """A coup's row of ``coups.csv|json``, from its ``COUP_FIELDS`` and ``opened_text``."""
+    settled = c["outcome__id"] is not None
     return {
-        "id": coup.pk,
-        "table": coup.shift.table.number,
-        "shift": coup.shift_id,
-        "pack": coup.pack.seal_number,
-        "taille": coup.taille,
-        "number": coup.number,
-        "reglement": f"{coup.reglement.name} v{coup.reglement.version}",
-        "opened_at": format_time(coup.opened_at),
-        "phase": coup.phase,
-        "noir_cards": " ".join(o.noir_cards) if o else "",
-        "noir_total": o.noir_total if o else "",
-        "rouge_cards": " ".join(o.rouge_cards) if o else "",
-        "rouge_total": o.rouge_total if o else "",
-        "result": o.result if o else "",
-        "couleur": o.couleur if o else "",
-        "void": o.void if o else "",
-        "last": o.last if o else "",
-        "announcement": o.announcement.get("result") if o else "",
+        "id": c["id"],
+        "table": c["shift__table__number"],
+        "shift": c["shift_id"],
+        "pack": c["pack__seal_number"],
+        "taille": c["taille"],
+        "number": c["number"],
+        "reglement": f"{c['reglement__name']} v{c['reglement__version']}",
+        "opened_at": c["opened_text"],
+        "phase": c["phase"],
+        "noir_cards": " ".join(c["outcome__noir_cards"]) if settled else "",
+        "noir_total": c["outcome__noir_total"] if settled else "",
+        "rouge_cards": " ".join(c["outcome__rouge_cards"]) if settled else "",
+        "rouge_total": c["outcome__rouge_total"] if settled else "",
+        "result": c["outcome__result"] if settled else "",
+        "couleur": c["outcome__couleur"] if settled else "",
+        "void": c["outcome__void"] if settled else "",
+        "last": c["outcome__last"] if settled else "",
+        "announcement": c["outcome__announcement"].get("result") if settled else "",
     }
-
-
-def _prisoners_before(coup: Coup) -> list[dict[str, Any]]:
-    """The table's prison as the talon's first coup found it (REPLAY.md ``prison``): what the
-    last coup settled at this table before it left there, carried from sixain to sixain."""
-    last = (
-        CoupResult.objects.filter(coup__shift__table_id=coup.shift.table_id, coup_id__lt=coup.pk)
-        .order_by("-id")
-        .first()
-    )
-    return list(last.prison_after) if last else []
 
 
 UndealtSource = Literal["recorded", "recorded_not_reconciled", "none_left", "not_recorded"]
@@ -123,14 +181,41 @@ def talon_of(pack: Pack, taille: int) -> Talon:
     """The talon of one taille: the undealt cards the tailleur recorded when the cards passed,
     when they reconcile with the pack; otherwise those the pack says remain (composition less
     the cards laid and burned), in the pack's order."""
-    out = CardLaid.objects.filter(pack=pack, taille=taille).order_by("seq")
-    dealt = list(out.filter(burned=False).values_list("card", flat=True))
-    holds = composition(pack)
-    left = holds.remaining(card(c) for c in out.values_list("card", flat=True))
-    remaining = [str(c) for c in dict.fromkeys(holds.cards) for _ in range(max(left[c], 0))]
-    count = pack.talon_counts.filter(taille=taille).select_related("counted_by").first()
+    return talons_of({pack.pk: pack}, [(pack.pk, taille)])[pack.pk, taille]
+
+
+def talons_of(packs: dict[int, Pack], keys: Iterable[TalonKey]) -> dict[TalonKey, Talon]:
+    """The talons ``keys`` of ``packs`` (by id), as ``talon_of`` tells each, read together: the
+    cards laid from those packs, then their counts."""
+    laid: dict[TalonKey, list[tuple[str, bool]]] = defaultdict(list)
+    for pack_id, taille, code, burned in (
+        CardLaid.objects.filter(pack__in=list(packs))
+        .order_by("pack_id", "taille", "seq")
+        .values_list("pack_id", "taille", "card", "burned")
+    ):
+        laid[pack_id, taille].append((code, burned))
+    counts = {
+        (count.pack_id, count.taille): count
+        for count in TalonCount.objects.filter(pack__in=list(packs)).select_related("counted_by")
+    }
+    return {
+        key: _talon(packs[key[0]], laid.get(key, []), counts.get(key))
+        for key in dict.fromkeys(keys)
+    }
+
+
+def _talon(pack: Pack, laid: list[tuple[str, bool]], count: TalonCount | None) -> Talon:
+    """The talon whose cards ``laid`` (code, burned) came out in that order; ``count``: the
+    tailleur's count when the cards passed, if recorded."""
+    dealt = [code for code, burned in laid if not burned]
     if count is not None and count.balanced:
         return Talon(dealt, list(count.cards), "recorded", count)
+    holds = composition(pack)
+    # Counted by code, then by card (a Counter is the cards it counts, to ``remaining``): a code
+    # hashes in C, a card (a dataclass) in Python.
+    by_code = Counter(code for code, _burned in laid)
+    left = holds.remaining(Counter({card(code): n for code, n in by_code.items()}))
+    remaining = [str(c) for c in dict.fromkeys(holds.cards) for _ in range(max(left[c], 0))]
     if count is not None:
         return Talon(dealt, remaining, "recorded_not_reconciled", count)
     return Talon(dealt, remaining, "not_recorded" if remaining else "none_left", None)
@@ -144,38 +229,97 @@ def replay_document(pack: Pack, taille: int = 1, *, talon: Talon | None = None) 
     prisoners carried in, and every stake. Stake ids are the stakes' ids in ``stakes.csv``. The
     règlement is the coup's posted version with the limits it was played under, every parameter
     spelled out."""
-    coups = list(
-        pack.coups.filter(taille=taille)
-        .select_related("shift__table", "reglement")
-        .order_by("number")
-    )
-    rules = json.loads(rules_of(coups[0]).to_json())
-    rules.pop("name")
-    stakes = []
-    for stake in (
-        Stake.objects.filter(coup__pack=pack, coup__taille=taille, withdrawal__isnull=True)
-        .select_related("coup")
-        .order_by("coup__number", "id")
-    ):
-        item: dict[str, Any] = {
-            "id": str(stake.pk),
-            "coup": stake.coup.number,
-            "chance": stake.chance,
-            "amount": stake.amount,
-        }
-        if stake.insured:
-            item["insured"] = True
-        if stake.on_refait:
-            item["on_refait"] = stake.on_refait
-        stakes.append(item)
-    talon = talon or talon_of(pack, taille)
-    return {
-        "game": "trente-et-quarante",
-        "reglement": {"preset": "baden-1854", "overrides": rules},
-        "cards": talon.dealt + talon.undealt,
-        "prison": _prisoners_before(coups[0]),
-        "stakes": stakes,
+    key = (pack.pk, taille)
+    return replay_documents({key: talon or talon_of(pack, taille)})[key]
+
+
+def replay_documents(talons: dict[TalonKey, Talon]) -> dict[TalonKey, dict[str, Any]]:
+    """``replay_document`` of each of ``talons``, read together: the first coup of each talon
+    (its règlement, and the prison it found), then their stakes."""
+    pack_ids = list({pack_id for pack_id, _taille in talons})
+    firsts = {
+        (coup.pack_id, coup.taille): coup
+        for coup in _first_coups(pack_ids)
+        if (coup.pack_id, coup.taille) in talons
     }
+    stakes = _replay_stakes(pack_ids)
+    return {
+        key: {
+            "game": "trente-et-quarante",
+            "reglement": {"preset": "baden-1854", "overrides": _overrides(firsts[key])},
+            "cards": talon.dealt + talon.undealt,
+            "prison": list(firsts[key].prison_before or []),
+            "stakes": stakes.get(key, []),
+        }
+        for key, talon in talons.items()
+    }
+
+
+def _first_coups(pack_ids: list[int]) -> QuerySet[Coup]:
+    """The first coup of each talon of the packs, with its règlement and ``prison_before``: the
+    table's prison as that coup found it (REPLAY.md ``prison``), what the last coup settled at
+    its table before it left there, carried from sixain to sixain."""
+    # The last result at the table before it is that of the last coup there that has one: a
+    # table has one coup in progress at a time, so its coups are settled in their order. Looked
+    # up by coup, PostgreSQL reads the coups back from this one; looked up by result, it read
+    # the results back from the room's newest (a month of them, for the month's first day).
+    last_settled_before = (
+        Coup.objects.filter(
+            shift__table_id=OuterRef("shift__table_id"),
+            id__lt=OuterRef("pk"),
+            outcome__isnull=False,
+        )
+        .order_by("-id")
+        .values("outcome__prison_after")[:1]
+    )
+    firsts = (
+        Coup.objects.filter(pack__in=pack_ids)
+        .order_by("pack_id", "taille", "number")
+        .distinct("pack_id", "taille")  # PostgreSQL's DISTINCT ON: the first row of each talon
+        .values("pk")
+    )
+    # The prison is looked up for the first coups alone: beside DISTINCT ON, PostgreSQL would
+    # look it up for every coup of the packs before keeping the first of each talon.
+    return (
+        Coup.objects.filter(pk__in=firsts)
+        .select_related("reglement")
+        .annotate(prison_before=Subquery(last_settled_before, output_field=JSONField()))
+    )
+
+
+def _overrides(coup: Coup) -> dict[str, Any]:
+    """The règlement of the coup, with its limits, every parameter spelled out (its name is
+    the preset's)."""
+    rules = json.loads(rules_of(coup).to_json())
+    rules.pop("name")
+    return rules
+
+
+def _replay_stakes(pack_ids: list[int]) -> dict[TalonKey, list[dict[str, Any]]]:
+    """The stakes of each talon of the packs as the replay lists them, in the order of their
+    coups; a stake withdrawn before the first card has no place there."""
+    stakes: dict[TalonKey, list[dict[str, Any]]] = defaultdict(list)
+    for pack_id, taille, number, pk, chance, amount, insured, on_refait in (
+        Stake.objects.filter(coup__pack__in=pack_ids, withdrawal__isnull=True)
+        .order_by("coup__pack_id", "coup__taille", "coup__number", "id")
+        .values_list(
+            "coup__pack_id",
+            "coup__taille",
+            "coup__number",
+            "id",
+            "chance",
+            "amount",
+            "insured",
+            "on_refait",
+        )
+    ):
+        item: dict[str, Any] = {"id": str(pk), "coup": number, "chance": chance, "amount": amount}
+        if insured:
+            item["insured"] = True
+        if on_refait:
+            item["on_refait"] = on_refait
+        stakes[pack_id, taille].append(item)
+    return stakes
 
 
 def _named(cards: dict[str, int]) -> str:
@@ -202,172 +346,143 @@ def _talon_row(pack: Pack, taille: int, file: str, talon: Talon) -> dict[str, An
     }
 
 
+def _records(query: QuerySet[Any], columns: dict[str, str | Expression]) -> str:
+    """``query``'s records as CSV: ``columns`` names each column of the header and the field
+    (or expression) it is read from. Each row goes from the cursor to the CSV writer as it is:
+    what a column writes is computed in the query (a time's text, a flag)."""
+    return _csv_table(list(columns), query.values_list(*columns.values()))
+
+
+# One line of ``audit/events.jsonl`` per event, written by PostgreSQL: 114,000 a day, which
+# Python took a second to read and write again. The text of ``json.dumps(event,
+# ensure_ascii=False)``: the keys in this order, ", " and ": " between them, each text escaped as
+# ``to_json`` and ``json.dumps`` both escape it (\" \\ \b \f \n \r \t, other control characters
+# as \u00xx, everything else as it is); tests/reports/test_export_text.py holds them together.
+EVENT_LINES = f"""
+SELECT '{{"seq": ' || seq
+    || ', "at": "' || {TIME_TEXT % "at"}
+    || '", "actor_id": ' || COALESCE(actor_id::text, 'null')
+    || ', "actor_name": ' || to_json(actor_name)::text
+    || ', "action": ' || to_json(action)::text
+    || ', "subject_type": ' || to_json(subject_type)::text
+    || ', "subject_id": ' || to_json(subject_id)::text
+    || ', "prev_hash": ' || to_json(prev_hash)::text
+    || ', "payload": ' || to_json(payload)::text
+    || ', "hash": ' || to_json(hash)::text
+    || '}}'
+FROM {AuditEvent._meta.db_table}
+WHERE seq BETWEEN %s AND %s
+ORDER BY seq
+"""
+
+
+def _events_jsonl(report: Report) -> str:
+    """The audit events of the report's range, one JSON object a line."""
+    with connection.cursor() as cursor:
+        cursor.execute(EVENT_LINES, [report.chain_from, report.chain_to])
+        return "".join(f"{line}\n" for (line,) in cursor.fetchall())
+
+
 def export_zip(report: Report) -> bytes:
     shifts = list(_shifts(report))
-    coups = (
-        Coup.objects.filter(shift__in=shifts)
-        .select_related("shift__table", "pack", "reglement", "outcome")
-        .order_by("id")
-    )
     disputes_refs = [d.reference for d in about_seances([s.pk for s in shifts])]
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         if report.rendered_at is not None:
             with report.pdf.open("rb") as pdf:
                 archive.writestr("report.pdf", pdf.read())
-        coup_rows = [_coup_row(c) for c in coups.iterator(chunk_size=1000)]
-        archive.writestr("coups.csv", _csv(coup_rows))
-        archive.writestr("coups.json", json.dumps(coup_rows, ensure_ascii=False, indent=1))
         # The records of a day run to tens of thousands of rows: read as values, not as model
         # instances (with their related ones), which cost most of the export's time.
+        coup_rows = [
+            _coup_row(c)
+            for c in Coup.objects.filter(shift__in=shifts)
+            .order_by("id")
+            .values(*COUP_FIELDS, opened_text=TimeText("opened_at"))
+        ]
+        archive.writestr("coups.csv", _csv(coup_rows))
+        archive.writestr("coups.json", indented(coup_rows))
         archive.writestr(
             "stakes.csv",
-            _csv(
-                [
-                    {
-                        "id": s["id"],
-                        "coup": s["coup_id"],
-                        "ref": s["ref"],
-                        "holder": s["holder__code"],
-                        "chance": s["chance"],
-                        "amount": s["amount"],
-                        "insured": s["insured"],
-                        "on_refait": s["on_refait"],
-                        "withdrawn": s["withdrawal__id"] is not None,
-                        "placed_by": s["placed_by__username"],
-                        "placed_at": format_time(s["placed_at"]),
-                    }
-                    for s in Stake.objects.filter(coup__shift__in=shifts)
-                    .order_by("id")
-                    .values(
-                        "id",
-                        "coup_id",
-                        "ref",
-                        "holder__code",
-                        "chance",
-                        "amount",
-                        "insured",
-                        "on_refait",
-                        "withdrawal__id",
-                        "placed_by__username",
-                        "placed_at",
-                    )
-                ]
+            _records(
+                Stake.objects.filter(coup__shift__in=shifts).order_by("id"),
+                {
+                    "id": "id",
+                    "coup": "coup_id",
+                    "ref": "ref",
+                    "holder": "holder__code",
+                    "chance": "chance",
+                    "amount": "amount",
+                    "insured": "insured",
+                    "on_refait": "on_refait",
+                    "withdrawn": ExpressionWrapper(
+                        Q(withdrawal__isnull=False), output_field=BooleanField()
+                    ),
+                    "placed_by": "placed_by__username",
+                    "placed_at": TimeText("placed_at"),
+                },
             ),
         )
         archive.writestr(
             "settlements.csv",
-            _csv(
-                [
-                    {
-                        "coup": s["coup_id"],
-                        "stake": s["stake_id"],
-                        "outcome": s["outcome"],
-                        "paid": s["paid"],
-                        "returned": s["returned"],
-                        "to_bank": s["to_bank"],
-                        "premium": s["premium"],
-                        "held": s["held"],
-                        "level": s["level"],
-                    }
-                    for s in Settlement.objects.filter(coup__shift__in=shifts)
-                    .order_by("id")
-                    .values(
-                        "coup_id",
-                        "stake_id",
-                        "outcome",
-                        "paid",
-                        "returned",
-                        "to_bank",
-                        "premium",
-                        "held",
-                        "level",
-                    )
-                ]
+            _records(
+                Settlement.objects.filter(coup__shift__in=shifts).order_by("id"),
+                {
+                    "coup": "coup_id",
+                    "stake": "stake_id",
+                    "outcome": "outcome",
+                    "paid": "paid",
+                    "returned": "returned",
+                    "to_bank": "to_bank",
+                    "premium": "premium",
+                    "held": "held",
+                    "level": "level",
+                },
             ),
         )
         archive.writestr(
             "movements.csv",
-            _csv(
-                [
-                    {
-                        "id": m["id"],
-                        "at": format_time(m["at"]),
-                        "kind": m["kind"],
-                        "from": m["credit__code"],
-                        "to": m["debit__code"],
-                        "amount": m["amount"],
-                        "shift": m["shift_id"] or "",
-                        "reference": m["reference"],
-                        "idempotency_key": m["idempotency_key"],
-                        "actor": m["actor__username"],
-                    }
-                    for m in Movement.objects.filter(
-                        Q(shift__in=shifts) | Q(reference__in=disputes_refs)
-                    )
-                    .order_by("id")
-                    .values(
-                        "id",
-                        "at",
-                        "kind",
-                        "credit__code",
-                        "debit__code",
-                        "amount",
-                        "shift_id",
-                        "reference",
-                        "idempotency_key",
-                        "actor__username",
-                    )
-                ]
+            _records(
+                Movement.objects.filter(
+                    Q(shift__in=shifts) | Q(reference__in=disputes_refs)
+                ).order_by("id"),
+                {
+                    "id": "id",
+                    "at": TimeText("at"),
+                    "kind": "kind",
+                    "from": "credit__code",
+                    "to": "debit__code",
+                    "amount": "amount",
+                    "shift": "shift_id",  # none: the CSV writer writes None as ""
+                    "reference": "reference",
+                    "idempotency_key": "idempotency_key",
+                    "actor": "actor__username",
+                },
             ),
         )
-        talons = (
+        keys = list(
             Coup.objects.filter(shift__in=shifts)
             .values_list("pack_id", "taille")
             .distinct()
             .order_by("pack_id", "taille")
         )
+        packs = Pack.objects.in_bulk({pack_id for pack_id, _taille in keys})
+        talons = talons_of(packs, keys)
+        documents = replay_documents(talons)
         talon_rows = []
-        for pack_id, taille in talons:
-            pack = Pack.objects.get(pk=pack_id)
+        for (pack_id, taille), talon in talons.items():
+            pack = packs[pack_id]
             file = f"replay/{pack.seal_number}-{taille}.json"
-            talon = talon_of(pack, taille)
-            document = replay_document(pack, taille, talon=talon)
-            archive.writestr(file, json.dumps(document, ensure_ascii=False, indent=1))
+            archive.writestr(file, indented(documents[pack_id, taille]))
             talon_rows.append(_talon_row(pack, taille, file, talon))
         archive.writestr("talons.csv", _csv(talon_rows))
         # The rounds each game keeps its own way (a Pharao taille...), as its package writes them.
         for game in sorted({s.table.game for s in shifts}):
             module = game_module(game)
             for name, document in module.replay_documents(shifts):
-                archive.writestr(
-                    f"replay/{name}", json.dumps(document, ensure_ascii=False, indent=1)
-                )
+                archive.writestr(f"replay/{name}", indented(document))
             for stem, rows in module.export_records(shifts).items():
                 archive.writestr(f"{stem}.csv", _csv(rows))
-        events = (
-            AuditEvent.objects.filter(seq__gte=report.chain_from, seq__lte=report.chain_to)
-            .order_by("seq")
-            .values(
-                "seq",
-                "at",
-                "actor_id",
-                "actor_name",
-                "action",
-                "subject_type",
-                "subject_id",
-                "prev_hash",
-                "payload",
-                "hash",
-            )
-        )
-        archive.writestr(
-            "audit/events.jsonl",
-            "".join(
-                json.dumps({**e, "at": format_time(e["at"])}, ensure_ascii=False) + "\n"
-                for e in events.iterator(chunk_size=2000)
-            ),
-        )
+        archive.writestr("audit/events.jsonl", _events_jsonl(report))
         archive.writestr("audit/canonical.py", Path(canonical.__file__).read_text())
         archive.writestr(
             "audit/verify_events.py", (Path(__file__).parent / "verify_events.py").read_text()

@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from casino import shown
-from casino.admin_base import RecordAdmin, RecordInline
+from casino.admin_base import DatesByIndex, RecordAdmin, RecordInline
 from casino.floor.admin import movement_lines
 from casino.floor.models import Movement, Shift
 from casino.floor.play.trente_et_quarante.models import Coup, CoupResult, Settlement, Stake
@@ -129,6 +130,12 @@ class CoupAdmin(RecordAdmin):
         "disputes",
     ]
     fields = readonly_fields
+
+    def get_queryset(self, request: HttpRequest) -> DatesByIndex:
+        # The date hierarchy's years and months are read through the index on ``opened_at``,
+        # not found by truncating the date of every coup of the room's history.
+        queryset = super().get_queryset(request)
+        return DatesByIndex(model=Coup, query=queryset.query, using=queryset.db)
 
     def _outcome(self, coup: Coup) -> CoupResult | None:
         return getattr(coup, "outcome", None)

@@ -1,0 +1,88 @@
+"""The export writes part of its text the fast way (the C encoder, PostgreSQL): the same text as
+the standard library's, for any value (issue 17)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import doctest
+import json
+from types import SimpleNamespace
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.db import connection, transaction
+from hypothesis import given
+from hypothesis import strategies as st
+
+import casino.reports.json_text
+from audit.canonical import format_time
+from audit.chain import audit_record
+from audit.models import AuditEvent
+from casino.reports.export import TIME_TEXT, _events_jsonl
+from casino.reports.json_text import indented
+
+# Text with what JSON escapes (quotes, backslashes, control characters) and what it does not.
+AWKWARD = 'a "quoted" \\ back\tslash\x01\x1f\x7f é ü ✓ 🂡 \u2028 end'
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner) | st.tuples(inner, inner) | st.dictionaries(st.text(), inner),
+    max_leaves=40,
+)
+
+
+@given(json_values)
+def test_indented_json_is_the_standard_librarys(value):
+    assert indented(value) == json.dumps(value, ensure_ascii=False, indent=1)
+
+
+def test_indented_json_is_documented_by_its_example():
+    assert doctest.testmod(casino.reports.json_text).failed == 0
+
+
+def test_indented_json_writes_numbers_and_flags_as_keys_as_the_standard_library_does():
+    value = {"rows": [{1: "one", False: [], None: {}, 2.5: AWKWARD}], "": [[]]}
+    assert indented(value) == json.dumps(value, ensure_ascii=False, indent=1)
+
+
+@pytest.mark.parametrize(
+    "at",
+    [
+        dt.datetime(2026, 11, 22, 2, 0, tzinfo=dt.UTC),
+        dt.datetime(2026, 3, 29, 2, 30, 0, 5, tzinfo=ZoneInfo("Europe/Paris")),  # summer time
+        dt.datetime(2026, 10, 25, 2, 59, 59, 999999, tzinfo=ZoneInfo("Europe/Paris"), fold=1),
+        dt.datetime(1999, 12, 31, 23, 59, 59, 120000, tzinfo=dt.timezone(dt.timedelta(hours=-5))),
+    ],
+)
+def test_postgresql_writes_times_as_the_audit_chain_does(db, at):
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {TIME_TEXT % '%s'}", [at])
+        assert cursor.fetchone()[0] == format_time(at)
+
+
+def test_postgresql_writes_the_events_lines_as_json_dumps_does(cast):
+    with transaction.atomic():
+        first = audit_record(
+            actor=cast.tailleur, action="test.awkward", payload={"note": AWKWARD, "n": [1, None]}
+        )
+        audit_record(actor=None, action=f"test.{AWKWARD}", subject=("test.thing", AWKWARD))
+        last = audit_record(actor=cast.chef, action="test.plain", payload={})
+    events = AuditEvent.objects.filter(seq__gte=first.seq, seq__lte=last.seq).order_by("seq")
+    expected = "".join(
+        json.dumps({**e, "at": format_time(e["at"])}, ensure_ascii=False) + "\n"
+        for e in events.values(
+            "seq",
+            "at",
+            "actor_id",
+            "actor_name",
+            "action",
+            "subject_type",
+            "subject_id",
+            "prev_hash",
+            "payload",
+            "hash",
+        )
+    )
+    written = _events_jsonl(SimpleNamespace(chain_from=first.seq, chain_to=last.seq))  # type: ignore[arg-type]
+    assert written == expected
+    assert AWKWARD in json.loads(written.split("\n")[1])["subject_id"]
