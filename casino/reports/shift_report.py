@@ -34,6 +34,7 @@ from casino.floor.registry import game_part
 from casino.floor.selectors import shift_figures
 from casino.floor.services import rundown, till_account
 from casino.police.models import Observation
+from casino.reports.coup_table import CoupRows, CoupTable, Item, PackRow
 from casino.reports.models import Report
 from casino.reports.pdf import SMALL, WIDTH, Cards, Document, grid, heading, para, text
 from shoes.models import Pack, PackEvent, SealVerification
@@ -251,16 +252,11 @@ def _coups(shift: Shift) -> Iterator[Flowable]:
     totals = {"n": 0, "staked": 0, "collected": 0, "paid": 0, "coups": 0}
     pack = None
     for batch in _coup_batches(shift):
-        rows: list[list[Any]] = [COUP_HEADER]
-        spans: list[tuple[Any, ...]] = []
+        items: list[Item] = []
         for coup, s, m in batch:
             if coup.pack_id != pack:
                 pack = coup.pack_id
-                rows.append([f"paquet / pack {coup.pack.seal_number}", *[""] * 7])
-                spans += [
-                    ("SPAN", (0, len(rows) - 1), (-1, len(rows) - 1)),
-                    ("FONT", (0, len(rows) - 1), (-1, len(rows) - 1), "Helvetica-Bold", 7.5),
-                ]
+                items.append(PackRow(f"paquet / pack {coup.pack.seal_number}"))
             collected = (m["to_bank"] or 0) + (m["premium"] or 0)
             paid = m["paid"] or 0
             totals["coups"] += 1
@@ -268,43 +264,34 @@ def _coups(shift: Shift) -> Iterator[Flowable]:
             totals["staked"] += s["staked"] or 0
             totals["collected"] += collected
             totals["paid"] += paid
-            top = len(rows)
             result: CoupResult | None = getattr(coup, "outcome", None)
             if result is None:
-                rows.append([str(coup.number), coup.get_phase_display(), *[""] * 6])
-                rows.append([""] * 8)
-            else:
-                said = result.announcement.get("result") or result.result
-                void = " (nul / void)" if result.void else ""
-                words = f"{result.announcement.get('noir') or ''} / "
-                words += result.announcement.get("rouge") or ""
-                rows.append(
-                    [
-                        str(coup.number),
-                        "noir",
-                        Cards(result.noir_cards, CARDS_WIDTH),
-                        str(result.noir_total),
-                        words,
-                        f"{s['n']}: {money(s['staked'] or 0)}",
-                        money(collected),
-                        money(paid),
-                    ]
+                items.append(
+                    CoupRows(str(coup.number), [coup.get_phase_display(), *[""] * 6], [""] * 7)
                 )
-                rows.append(
-                    [
-                        "",
-                        "rouge",
-                        Cards(result.rouge_cards, CARDS_WIDTH),
-                        str(result.rouge_total),
-                        f"{said}{void}",
-                        *[""] * 3,
-                    ]
-                )
-            spans += [
-                ("SPAN", (0, top), (0, top + 1)),
-                ("LINEBELOW", (0, top), (-1, top), 0, colors.white),
+                continue
+            said = result.announcement.get("result") or result.result
+            void = " (nul / void)" if result.void else ""
+            words = f"{result.announcement.get('noir') or ''} / "
+            words += result.announcement.get("rouge") or ""
+            noir = [
+                "noir",
+                Cards(result.noir_cards, CARDS_WIDTH),
+                str(result.noir_total),
+                words,
+                f"{s['n']}: {money(s['staked'] or 0)}",
+                money(collected),
+                money(paid),
             ]
-        yield grid(rows, COUP_WIDTHS, extra=spans)
+            rouge = [
+                "rouge",
+                Cards(result.rouge_cards, CARDS_WIDTH),
+                str(result.rouge_total),
+                f"{said}{void}",
+                *[""] * 3,
+            ]
+            items.append(CoupRows(str(coup.number), noir, rouge))
+        yield CoupTable(COUP_HEADER, COUP_WIDTHS, items)
     figures = shift_figures(shift)
     hold = "-" if figures.hold is None else f"{figures.hold:.2f} %"
     yield heading("Totaux", "Totals")
