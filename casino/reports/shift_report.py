@@ -196,6 +196,26 @@ def _packs(doc: Document, packs: list[Pack]) -> None:
     doc.add(grid(rows, [90, 190, WIDTH - 280]))
 
 
+# What the table of coups prints, and no more: a long séance's coups are most of its rows.
+COUP_FIELDS = (
+    "number",
+    "phase",
+    "pack__seal_number",
+    *(
+        f"outcome__{name}"
+        for name in (
+            "noir_cards",
+            "rouge_cards",
+            "noir_total",
+            "rouge_total",
+            "result",
+            "void",
+            "announcement",
+        )
+    ),
+)
+
+
 def _coup_batches(shift: Shift) -> Iterator[list[tuple[Coup, dict[str, Any], dict[str, Any]]]]:
     """The séance's coups, a table's worth at a time, with their stakes and money summed: a long
     séance is read in pieces, never all at once."""
@@ -206,7 +226,10 @@ def _coup_batches(shift: Shift) -> Iterator[list[tuple[Coup, dict[str, Any], dic
     for start in range(0, len(every), COUPS_PER_READ):
         ids = every[start : start + COUPS_PER_READ]
         read = list(
-            Coup.objects.filter(id__in=ids).select_related("outcome", "pack").order_by("id")
+            Coup.objects.filter(id__in=ids)
+            .select_related("outcome", "pack")
+            .only(*COUP_FIELDS)
+            .order_by("id")
         )
         stakes = {
             r["coup_id"]: r

@@ -14,7 +14,7 @@ from reportlab.lib import colors
 from reportlab.platypus import Flowable, Spacer
 
 from casino.reports.coup_table import CoupRows, CoupTable, Item, PackRow
-from casino.reports.pdf import Cards, Document, grid
+from casino.reports.pdf import Cards, Document, _rank_width, grid
 from casino.reports.shift_report import CARDS_WIDTH, COUP_HEADER, COUP_WIDTHS
 
 
@@ -101,3 +101,28 @@ def test_a_table_too_tall_for_what_is_left_of_the_page_splits_between_coups():
     assert (first.continued, rest.continued) == (False, True)
     assert (first.height, rest.height) == (12 * 4, 12 * 9)
     assert table.split(523, table.height) == [table]
+
+
+class StateKeepingCards(Cards):
+    """A row of cards drawn as before: each form referenced inside the canvas's own saveState,
+    translate and restoreState."""
+
+    def draw(self) -> None:
+        canvas = self.canv
+        x = 0.0
+        for code in self.codes:
+            name = f"card{code}"
+            if not canvas.hasForm(name):
+                self._card_form(name, code)
+            canvas.saveState()
+            canvas.translate(x, 0)
+            canvas.doForm(name)
+            canvas.restoreState()
+            x += _rank_width(code[0]) + 0.5 + self.STEP - 4
+
+
+def test_a_row_of_cards_writes_what_the_canvas_state_calls_wrote():
+    rows = [["KS", "TH", "2D", "AC", "9H", "QD"], ["TH", "TS"], ["7C"]]
+    before = pages([StateKeepingCards(row, CARDS_WIDTH) for row in rows])
+    assert pages([Cards(row, CARDS_WIDTH) for row in rows]) == before
+    assert before[0].count(b"/FormXob.cardTH Do") == 2
