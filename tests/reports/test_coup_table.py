@@ -126,3 +126,12 @@ def test_a_row_of_cards_writes_what_the_canvas_state_calls_wrote():
     before = pages([StateKeepingCards(row, CARDS_WIDTH) for row in rows])
     assert pages([Cards(row, CARDS_WIDTH) for row in rows]) == before
     assert before[0].count(b"/FormXob.cardTH Do") == 2
+
+
+def test_a_coup_read_as_values_names_its_phase_as_its_model_row_does():
+    from casino.floor.models import Coup
+    from casino.reports.shift_report import CoupLine
+
+    for phase, _ in Coup._meta.get_field("phase").flatchoices:
+        line = CoupLine(1, 1, phase, 1, "S", *[None] * 7)
+        assert line.phase_label() == Coup(phase=phase).get_phase_display()
