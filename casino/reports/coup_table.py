@@ -60,6 +60,10 @@ class CoupRows:
 Item = PackRow | CoupRows
 
 
+def _rows_of(item: Item) -> int:
+    return 1 if isinstance(item, PackRow) else 2
+
+
 def _text_rise(height: float) -> float:
     """Where reportlab puts a line of text in a cell ``height`` high (valign MIDDLE), from its
     bottom: ``Table._drawCell``'s formula."""
@@ -95,7 +99,7 @@ class CoupTable(Flowable):
 
     @staticmethod
     def _rows(items: Sequence[Item]) -> int:
-        return 1 + sum(1 if isinstance(item, PackRow) else 2 for item in items)
+        return 1 + sum(_rows_of(item) for item in items)
 
     def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
         return self.width, self.height
@@ -103,19 +107,13 @@ class CoupTable(Flowable):
     def split(self, available_width: float, available_height: float) -> list[Flowable]:
         """As ``Table.split`` splits by rows: after the last item that fits under the header,
         or nothing when not even the first one does."""
-        used = ROW
-        fit = 0
+        used, fit = ROW, 0  # the header, then the items that fit whole
         for item in self.items:
-            rows = 1 if isinstance(item, PackRow) else 2
-            # Row by row, as reportlab adds them up (the same sums, so the same page breaks).
-            for _ in range(rows):
-                if used + ROW > available_height:
-                    break
+            for _ in range(_rows_of(item)):  # row by row as reportlab adds them: the same sums
                 used += ROW
-            else:
-                fit += 1
-                continue
-            break
+            if used > available_height:
+                break
+            fit += 1
         if fit == 0:
             return []
         if fit == len(self.items):
