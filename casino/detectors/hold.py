@@ -26,10 +26,11 @@ from casino.detectors.frame import Chart, Finding, Link, at_day_end, at_seance_c
 from casino.detectors.stats import bonferroni
 from casino.detectors.thresholds import ALPHA
 from casino.floor.models import Duty, Game, PostedReglement, Shift, Table
-from casino.floor.play.trente_et_quarante.coups import engine_stake
+from casino.floor.play.trente_et_quarante.coups import engine_stake_of
 from casino.floor.play.trente_et_quarante.models import CoupResult, Settlement, Stake
-from casino.games.hold_law import Chances, CoupLaw, SumLaw, coup_law, joint_of, sum_law
+from casino.games.hold_law import Chances, CoupLaw, CoupLaws, SumLaw, joint_of, sum_law
 from casino.games.trente_et_quarante import Chance, Prisoner
+from casino.games.trente_et_quarante import Stake as EngineStake
 
 DETECTOR = "hold"
 TEQ_RULE = (
@@ -89,6 +90,11 @@ def played(shifts: Sequence[int], table: int) -> Iterator[Played]:
         .first()
     )
     prison = _prison(before or [])
+    laws: dict[str, CoupLaws] = {}  # by the règlement's text
+    # Each distinct stake once: read as values and made the engine's on first sight. A séance
+    # repeats a handful of stakes thousands of times, and a model row and an engine stake for
+    # every one of them were a good part of a long séance's report.
+    seen: dict[tuple[Any, ...], EngineStake] = {}
     for start in range(0, len(ids), BATCH):
         chunk = ids[start : start + BATCH]
         rows = list(
@@ -108,15 +114,20 @@ def played(shifts: Sequence[int], table: int) -> Iterator[Played]:
             )
         )
         coups = [r["coup_id"] for r in rows]
-        stakes: dict[int, list[Stake]] = {c: [] for c in coups}
-        # Model rows read from the database (``only``), not built from dicts: a séance has ten
-        # stakes a coup, and ``Stake(**fields)`` costs several times what a fetched row does.
-        for s in (
+        stakes: dict[int, list[EngineStake]] = {c: [] for c in coups}
+        for pk, coup, *shape in (
             Stake.objects.filter(coup_id__in=coups, withdrawal__isnull=True)
             .order_by("id")
-            .only("id", "coup_id", "chance", "amount", "insured", "on_refait")
+            .values_list("id", "coup_id", "chance", "amount", "insured", "on_refait")
         ):
-            stakes[s.coup_id].append(s)
+            key = tuple(shape)
+            stake = seen.get(key)
+            if stake is None:
+                chance, amount, insured, on_refait = key
+                stake = seen[key] = engine_stake_of(
+                    pk, chance=chance, amount=amount, insured=insured, on_refait=on_refait
+                )
+            stakes[coup].append(stake)
         kept = {
             r["coup_id"]: r["kept"]
             for r in Settlement.objects.filter(coup_id__in=coups)
@@ -125,15 +136,12 @@ def played(shifts: Sequence[int], table: int) -> Iterator[Played]:
         }
         for r in rows:
             on_coup = stakes[r["coup_id"]]
-            engine = [engine_stake(s) for s in on_coup]
-            rules = _rules(r["coup__reglement__parameters"])
-            law = coup_law(
-                Chances.of_shoe(rules),
-                stakes=engine,
-                prison=prison,
-                reglement=rules,
-                last=r["last"],
-                void=r["void"],
+            parameters = r["coup__reglement__parameters"]
+            if parameters not in laws:
+                rules = _rules(parameters)
+                laws[parameters] = CoupLaws(Chances.of_shoe(rules), rules)
+            law = laws[parameters].law(
+                stakes=on_coup, prison=prison, last=r["last"], void=r["void"]
             )
             actual = int(kept.get(r["coup_id"]) or 0)
             joint = joint_of(r["result"], r["couleur"])
@@ -211,7 +219,10 @@ def measure(coups: list[Played], *, by_day: bool = False) -> Measure:
         )
         for h, ps in sorted(parts.items())
     ]
-    return Measure(coups, _law(coups), hours, by_day)
+    # A window within one hour is its own only part: the same coups in the same order, so the
+    # same law, convolved once rather than twice.
+    whole = hours[0].law if len(hours) == 1 and not by_day else _law(coups)
+    return Measure(coups, whole, hours, by_day)
 
 
 def pharao_played(shifts: Sequence[int]) -> Iterator[Played]:

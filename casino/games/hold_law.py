@@ -76,7 +76,16 @@ from casino.games.trente_et_quarante import (
     settle,
 )
 
-__all__ = ["Chance", "Chances", "CoupLaw", "Joint", "SumLaw", "coup_law", "sum_law"]
+__all__ = [
+    "Chance",
+    "Chances",
+    "CoupLaw",
+    "CoupLaws",
+    "Joint",
+    "SumLaw",
+    "coup_law",
+    "sum_law",
+]
 
 MAX_CELLS = 200_000  # lattice cells of an exact law
 MAX_WORK = 1e8  # coups × cells of a law on a coarser lattice; beyond, the normal law
@@ -90,6 +99,8 @@ Array = npt.NDArray[np.float64]
 
 class Joint(Enum):
     """What the cards of one coup decide, for every stake at once."""
+
+    __hash__ = object.__hash__  # as cards.Suit's: each coup's law looks up its six outcomes
 
     NOIR_COULEUR = "noir, couleur"
     NOIR_INVERSE = "noir, inverse"
@@ -231,11 +242,83 @@ def coup_law(
         )
         for joint in Joint
     }
+    return _law_of(chances, by_joint)
+
+
+def _law_of(chances: Chances, by_joint: Mapping[Joint, int]) -> CoupLaw:
+    """The law of a coup whose result under each joint outcome is ``by_joint``."""
     mass: dict[int, float] = {}
     for joint, value in by_joint.items():
         if chances.p[joint] > 0:
             mass[value] = mass.get(value, 0.0) + chances.p[joint]
     return CoupLaw(by_joint, tuple(sorted(mass.items())))
+
+
+class CoupLaws:
+    """``coup_law`` for the many coups of one reading under one règlement, each distinct stake
+    and prisoner settled by the engine once rather than once per coup.
+
+    A coup's result under a joint outcome is the sum of what each of its prisoners and stakes
+    gives alone: ``settle`` settles each one on its own (its chance against the outcome, its own
+    insurance and refait choice), and ``refund_at_end`` refunds each prisoner on its own. So each
+    stake (chance, amount, insurance, refait choice) and each prisoner (chance, held, level) goes
+    through ``settle_coup`` by itself under the six outcomes, once per kind of coup (last of its
+    taille, void), and its six results are added up wherever it comes again: a séance repeats a
+    handful of stakes thousands of times. The sums are integers, so each coup's law is the one
+    ``coup_law`` gives, to the bit (the tests hold the two together on random coups).
+
+    >>> laws = CoupLaws(Chances.of_shoe(Reglement()), Reglement(refait_mode="half"))
+    >>> hedge = [Stake("r", Chance.ROUGE, 100), Stake("n", Chance.NOIR, 100)]
+    >>> sorted({v for v, _ in laws.law(stakes=hedge, prison=()).atoms})
+    [0, 100]
+    """
+
+    def __init__(self, chances: Chances, reglement: Reglement) -> None:
+        self.chances = chances
+        self.reglement = reglement
+        self._results: dict[tuple[object, ...], tuple[int, ...]] = {}
+
+    def law(
+        self,
+        *,
+        stakes: Sequence[Stake],
+        prison: Sequence[Prisoner],
+        last: bool = False,
+        void: bool = False,
+    ) -> CoupLaw:
+        totals = [0] * len(Joint)
+        key: tuple[object, ...]  # what the engine reads of a prisoner or a stake, and the coup
+        for p in prison:
+            key = ("prisoner", p.chance, p.held, p.level, last, void)
+            self._add(totals, key, stakes=(), prison=(p,), last=last, void=void)
+        for s in stakes:
+            key = ("stake", s.chance, s.amount, s.insured, s.on_refait, last, void)
+            self._add(totals, key, stakes=(s,), prison=(), last=last, void=void)
+        return _law_of(self.chances, dict(zip(Joint, totals, strict=True)))
+
+    def _add(
+        self,
+        totals: list[int],
+        key: tuple[object, ...],
+        *,
+        stakes: Sequence[Stake],
+        prison: Sequence[Prisoner],
+        last: bool,
+        void: bool,
+    ) -> None:
+        results = self._results.get(key)
+        if results is None:
+            alone = coup_law(
+                self.chances,
+                stakes=stakes,
+                prison=prison,
+                reglement=self.reglement,
+                last=last,
+                void=void,
+            )
+            results = self._results[key] = tuple(alone.by_joint[joint] for joint in Joint)
+        for i, value in enumerate(results):
+            totals[i] += value
 
 
 @dataclass(frozen=True)

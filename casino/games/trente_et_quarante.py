@@ -29,6 +29,8 @@ from casino.games.reglement import Reglement
 
 
 class Chance(Enum):
+    __hash__ = object.__hash__  # as cards.Suit's: a hold reading hashes every stake's chance
+
     ROUGE = "rouge"
     NOIR = "noir"
     COULEUR = "couleur"

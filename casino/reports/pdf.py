@@ -18,6 +18,7 @@ from django.conf import settings
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_LEFT
 from reportlab.lib.pagesizes import A4
+from reportlab.lib.rl_accel import fp_str
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
@@ -112,16 +113,19 @@ class Cards(Flowable):
         # Each of the 52 cards is drawn once per document, as a form (a PDF XObject), and each
         # card laid is a reference to it: a long séance lays tens of thousands of cards, and
         # drawing each one's rank and suit again was most of the time spent drawing its coups.
+        # Around each reference, the operators saveState, translate and restoreState would
+        # write, written directly: their bookkeeping of the graphics state (copied, moved, put
+        # back as it was) cost more than the reference itself, a hundred thousand times.
         canvas = self.canv
         x = 0.0
         for code in self.codes:
             name = f"card{code}"
             if not canvas.hasForm(name):
                 self._card_form(name, code)
-            canvas.saveState()
-            canvas.translate(x, 0)
+            canvas.addLiteral("q")
+            canvas.addLiteral(f"{fp_str(1, 0, 0, 1, x, 0)} cm")
             canvas.doForm(name)
-            canvas.restoreState()
+            canvas.addLiteral("Q")
             x += _rank_width(code[0]) + 0.5 + self.STEP - 4
 
     def _card_form(self, name: str, code: str) -> None:

@@ -4,7 +4,7 @@ the money, the prison, the rundown, disputes, anomalies, two charts and the audi
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db.models import Count, Q, Sum
@@ -34,6 +34,7 @@ from casino.floor.registry import game_part
 from casino.floor.selectors import shift_figures
 from casino.floor.services import rundown, till_account
 from casino.police.models import Observation
+from casino.reports.coup_table import CoupRows, CoupTable, Item, PackRow
 from casino.reports.models import Report
 from casino.reports.pdf import SMALL, WIDTH, Cards, Document, grid, heading, para, text
 from shoes.models import Pack, PackEvent, SealVerification
@@ -195,7 +196,40 @@ def _packs(doc: Document, packs: list[Pack]) -> None:
     doc.add(grid(rows, [90, 190, WIDTH - 280]))
 
 
-def _coup_batches(shift: Shift) -> Iterator[list[tuple[Coup, dict[str, Any], dict[str, Any]]]]:
+class CoupLine(NamedTuple):
+    """A coup as the table of coups prints it; ``result`` is None until it is settled."""
+
+    id: int
+    number: int
+    phase: str
+    pack_id: int
+    seal_number: str
+    result: str | None
+    void: bool | None
+    noir_cards: list[str] | None
+    rouge_cards: list[str] | None
+    noir_total: int | None
+    rouge_total: int | None
+    announcement: dict[str, Any] | None
+
+    def phase_label(self) -> str:
+        return str(dict(Coup._meta.get_field("phase").flatchoices).get(self.phase, self.phase))
+
+
+# A CoupLine's columns, in its order.
+COUP_LINE = (
+    "id",
+    "number",
+    "phase",
+    "pack_id",
+    "pack__seal_number",
+    *(f"outcome__{name}" for name in CoupLine._fields[5:]),
+)
+
+
+def _coup_batches(
+    shift: Shift,
+) -> Iterator[list[tuple[CoupLine, dict[str, Any], dict[str, Any]]]]:
     """The séance's coups, a table's worth at a time, with their stakes and money summed: a long
     séance is read in pieces, never all at once."""
     # The ids first (a few bytes a coup), then the coups by id, many tables' worth a query: a
@@ -204,9 +238,13 @@ def _coup_batches(shift: Shift) -> Iterator[list[tuple[Coup, dict[str, Any], dic
     every = list(Coup.objects.filter(shift=shift).order_by("id").values_list("id", flat=True))
     for start in range(0, len(every), COUPS_PER_READ):
         ids = every[start : start + COUPS_PER_READ]
-        read = list(
-            Coup.objects.filter(id__in=ids).select_related("outcome", "pack").order_by("id")
-        )
+        # Values, not model rows: a coup's row and its result's refer to each other, so ten
+        # thousand of them were left for the garbage collector, whose passes over the whole
+        # process grew with the séance.
+        read = [
+            CoupLine._make(row)
+            for row in Coup.objects.filter(id__in=ids).order_by("id").values_list(*COUP_LINE)
+        ]
         stakes = {
             r["coup_id"]: r
             for r in Stake.objects.filter(coup_id__in=ids, withdrawal__isnull=True)
@@ -223,8 +261,8 @@ def _coup_batches(shift: Shift) -> Iterator[list[tuple[Coup, dict[str, Any], dic
             yield [
                 (
                     c,
-                    stakes.get(c.pk, {"n": 0, "staked": 0}),
-                    money_of.get(c.pk, {"paid": 0, "to_bank": 0, "premium": 0}),
+                    stakes.get(c.id, {"n": 0, "staked": 0}),
+                    money_of.get(c.id, {"paid": 0, "to_bank": 0, "premium": 0}),
                 )
                 for c in read[first : first + COUPS_PER_TABLE]
             ]
@@ -251,16 +289,11 @@ def _coups(shift: Shift) -> Iterator[Flowable]:
     totals = {"n": 0, "staked": 0, "collected": 0, "paid": 0, "coups": 0}
     pack = None
     for batch in _coup_batches(shift):
-        rows: list[list[Any]] = [COUP_HEADER]
-        spans: list[tuple[Any, ...]] = []
+        items: list[Item] = []
         for coup, s, m in batch:
             if coup.pack_id != pack:
                 pack = coup.pack_id
-                rows.append([f"paquet / pack {coup.pack.seal_number}", *[""] * 7])
-                spans += [
-                    ("SPAN", (0, len(rows) - 1), (-1, len(rows) - 1)),
-                    ("FONT", (0, len(rows) - 1), (-1, len(rows) - 1), "Helvetica-Bold", 7.5),
-                ]
+                items.append(PackRow(f"paquet / pack {coup.seal_number}"))
             collected = (m["to_bank"] or 0) + (m["premium"] or 0)
             paid = m["paid"] or 0
             totals["coups"] += 1
@@ -268,43 +301,31 @@ def _coups(shift: Shift) -> Iterator[Flowable]:
             totals["staked"] += s["staked"] or 0
             totals["collected"] += collected
             totals["paid"] += paid
-            top = len(rows)
-            result: CoupResult | None = getattr(coup, "outcome", None)
-            if result is None:
-                rows.append([str(coup.number), coup.get_phase_display(), *[""] * 6])
-                rows.append([""] * 8)
-            else:
-                said = result.announcement.get("result") or result.result
-                void = " (nul / void)" if result.void else ""
-                words = f"{result.announcement.get('noir') or ''} / "
-                words += result.announcement.get("rouge") or ""
-                rows.append(
-                    [
-                        str(coup.number),
-                        "noir",
-                        Cards(result.noir_cards, CARDS_WIDTH),
-                        str(result.noir_total),
-                        words,
-                        f"{s['n']}: {money(s['staked'] or 0)}",
-                        money(collected),
-                        money(paid),
-                    ]
-                )
-                rows.append(
-                    [
-                        "",
-                        "rouge",
-                        Cards(result.rouge_cards, CARDS_WIDTH),
-                        str(result.rouge_total),
-                        f"{said}{void}",
-                        *[""] * 3,
-                    ]
-                )
-            spans += [
-                ("SPAN", (0, top), (0, top + 1)),
-                ("LINEBELOW", (0, top), (-1, top), 0, colors.white),
+            if coup.result is None:
+                items.append(CoupRows(str(coup.number), [coup.phase_label(), *[""] * 6], [""] * 7))
+                continue
+            said = coup.announcement.get("result") or coup.result
+            void = " (nul / void)" if coup.void else ""
+            words = f"{coup.announcement.get('noir') or ''} / "
+            words += coup.announcement.get("rouge") or ""
+            noir = [
+                "noir",
+                Cards(coup.noir_cards, CARDS_WIDTH),
+                str(coup.noir_total),
+                words,
+                f"{s['n']}: {money(s['staked'] or 0)}",
+                money(collected),
+                money(paid),
             ]
-        yield grid(rows, COUP_WIDTHS, extra=spans)
+            rouge = [
+                "rouge",
+                Cards(coup.rouge_cards, CARDS_WIDTH),
+                str(coup.rouge_total),
+                f"{said}{void}",
+                *[""] * 3,
+            ]
+            items.append(CoupRows(str(coup.number), noir, rouge))
+        yield CoupTable(COUP_HEADER, COUP_WIDTHS, items)
     figures = shift_figures(shift)
     hold = "-" if figures.hold is None else f"{figures.hold:.2f} %"
     yield heading("Totaux", "Totals")

@@ -5,7 +5,8 @@ The séances are filled with copies of one coup played through the services (the
 depends on the rows, not on how they were written), written by bulk INSERTs a thousand coups at a
 time; each render runs in a fresh process, as on a worker, so that its peak RSS and its CPU time
 are the render's own. The copies share the played coup's time: the séance's coups fall in one
-hour, which is the hold's costliest case (the hour's law is the séance's, computed twice)."""
+hour, whose law is the séance's (convolved once, ``detectors.hold.measure``), and every coup
+repeats the same ten stakes (each settled once for the hold, ``games.hold_law.CoupLaws``)."""
 
 from __future__ import annotations
 

@@ -24,6 +24,7 @@ from casino.games.cards import Colour, card
 from casino.games.hold_law import (
     Chances,
     CoupLaw,
+    CoupLaws,
     Joint,
     SumLaw,
     bank_result,
@@ -34,7 +35,7 @@ from casino.games.hold_law import (
 )
 from casino.games.money import bank_half, insurance_premium
 from casino.games.odds import composition_of_decks, first_coup
-from casino.games.reglement import Reglement, reglement
+from casino.games.reglement import PRESETS, Reglement, reglement
 from casino.games.simulator import cut, random_stakes, shuffled
 from casino.games.trente_et_quarante import (
     Chance,
@@ -142,6 +143,40 @@ def test_a_hedge_an_insured_stake_and_a_prisoner_against_the_rules_by_hand() -> 
     hedge = coup_law(CHANCES, stakes=cases[0][0], prison=[], reglement=HALF)
     assert [v for v, _ in hedge.atoms] == [0, 1000]  # the hedge cancels but for the refait
     assert math.isclose(hedge.atoms[1][1], CHANCES.p[Joint.REFAIT])
+
+
+def test_each_distinct_stake_settled_once_gives_every_coups_law_to_the_bit() -> None:
+    """``CoupLaws`` adds up what each stake and prisoner gives alone, settled once per kind:
+    seeded coups under every preset and refait mode (insured stakes, refait choices, prisoners
+    carried from coup to coup, last coups, void coups) have exactly ``coup_law``'s results and
+    law, and a séance that repeats its stakes settles each kind once."""
+    rng = random.Random(1854)
+    presets = [replace(reglement(name), min_stake=500, max_stake=60_000) for name in PRESETS]
+    for rules in [*presets, HALF, replace(MODERN, refait_mode="choice")]:
+        chances = Chances.of_shoe(rules)
+        laws = CoupLaws(chances, rules)
+        prison: list[Prisoner] = []
+        for n in range(150):
+            # A few amounts over and over, as at a table, and now and then any amount.
+            stakes = random_stakes(rng, n, rng.randint(0, 6), rules)
+            last, void = rng.random() < 0.1, rng.random() < 0.05
+            expected = coup_law(
+                chances, stakes=stakes, prison=prison, reglement=rules, last=last, void=void
+            )
+            got = laws.law(stakes=stakes, prison=prison, last=last, void=void)
+            assert dict(got.by_joint) == dict(expected.by_joint), (rules.name, n)
+            assert got.atoms == expected.atoms, (rules.name, n)
+            joint = rng.choice(list(Joint))
+            _, kept = settle_coup(
+                joint, stakes=stakes, prison=prison, reglement=rules, last=last, void=void
+            )
+            prison = [] if last else list(kept)
+
+    repeated = CoupLaws(CHANCES, HALF)
+    stakes = [Stake(f"{i}", Chance.ROUGE, 1000) for i in range(10)]
+    for _ in range(100):
+        repeated.law(stakes=stakes, prison=())
+    assert len(repeated._results) == 1
 
 
 # --- many coups: exact convolution against enumeration --------------------------------------------

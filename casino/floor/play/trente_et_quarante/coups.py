@@ -586,13 +586,14 @@ def engine_stake(stake: Stake, **amended: Any) -> EngineStake:
         "on_refait": stake.on_refait,
         **amended,
     }
-    return EngineStake(
-        str(stake.pk),
-        Chance(fields["chance"]),
-        fields["amount"],
-        fields["insured"],
-        _on_refait(fields["on_refait"]),
-    )
+    return engine_stake_of(stake.pk, **fields)
+
+
+def engine_stake_of(
+    pk: int, *, chance: str, amount: int, insured: bool, on_refait: str | None
+) -> EngineStake:
+    """The engine's view of a stake read as values rather than as a model row."""
+    return EngineStake(str(pk), Chance(chance), amount, insured, _on_refait(on_refait))
 
 
 def engine_settle(
