@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from rest_framework import serializers
@@ -26,16 +27,19 @@ class FieldsOnce:
     """A ModelSerializer works its fields out of its model every time it is made (DRF's
     ``get_fields``: each model field mapped, its arguments derived). Each act's answer makes
     several (the coup, its stakes, their settlements), and issue 17's profile put that at a
-    sixth of a request's CPU. This works them out once per class, then copies them as DRF copies
-    a plain Serializer's declared fields. Only for serializers whose fields depend on their
-    class alone (none of ours looks at its context or instance to choose them)."""
+    sixth of a request's CPU. This works them out once per class and language, then copies them
+    as DRF copies a plain Serializer's declared fields. The language is part of the key because
+    DRF gives a field a label only where the model's verbose name, in the active language,
+    differs from the field's name. Only for serializers whose fields depend on nothing else
+    (none of ours looks at its context or instance to choose them)."""
 
-    _fields_of: dict[type, dict[str, Any]] = {}
+    _fields_of: dict[tuple[type, str | None], dict[str, Any]] = {}
 
     def get_fields(self) -> dict[str, Any]:
-        fields = FieldsOnce._fields_of.get(type(self))
+        key = (type(self), translation.get_language())
+        fields = FieldsOnce._fields_of.get(key)
         if fields is None:
-            fields = FieldsOnce._fields_of[type(self)] = super().get_fields()  # type: ignore[misc]
+            fields = FieldsOnce._fields_of[key] = super().get_fields()  # type: ignore[misc]
         return copy.deepcopy(fields)
 
 
