@@ -23,7 +23,7 @@ from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections
-from django.db.models import Model, QuerySet
+from django.db.models import NOT_PROVIDED, Model, QuerySet
 from django.db.models.query import get_related_populators
 
 USING = "default"  # the hot acts' database
@@ -182,6 +182,15 @@ class PreparedInsert:
 
     def __init__(self, model: type[Model]) -> None:
         meta = model._meta
+        written_by_the_database = [
+            f.name
+            for f in meta.concrete_fields
+            if f.generated
+            or f.db_default is not NOT_PROVIDED
+            or (f.db_returning and not f.primary_key)
+        ]
+        if written_by_the_database:  # save() compiles those as expressions: use the ORM
+            raise ValueError(f"{meta.label}: the database writes {written_by_the_database}")
         self._model = model
         self._fields = [f for f in meta.concrete_fields if not (f.primary_key and f.db_returning)]
         self._returning = meta.pk if meta.pk not in self._fields else None

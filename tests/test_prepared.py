@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.db.models import Exists, Model, OuterRef, Value
-from django.test.utils import CaptureQueriesContext
+from django.test.utils import CaptureQueriesContext, isolate_apps
 
 from audit.models import Anomaly, AuditEvent
 from casino.floor.models import Coup, CoupResult, Duty, DutyEnd, Movement
@@ -330,3 +330,21 @@ def test_an_answers_serializer_has_the_fields_drf_works_out_its_own_each_time(se
         for name, field in one.fields.items():
             assert field is not other.fields[name]
             assert field.parent is one
+
+
+@isolate_apps("casino.api")
+def test_an_insert_refuses_a_model_some_of_whose_columns_the_database_writes():
+    from django.db import models
+    from django.db.models.functions import Now
+
+    class Stamped(Model):
+        at = models.DateTimeField(db_default=Now())
+
+        class Meta:
+            app_label = "api"
+
+        def __str__(self) -> str:
+            return str(self.at)
+
+    with pytest.raises(ValueError, match=r"the database writes \['at'\]"):
+        PreparedInsert(Stamped)
