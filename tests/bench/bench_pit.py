@@ -128,11 +128,13 @@ class Terminal:
 
 
 def _open_coup() -> int:
+    """The coup in progress at this bench's table (other benches leave theirs unfinished)."""
     from casino.floor.models import Coup
 
-    return int(
-        Coup.objects.exclude(phase__in=["settled", "cancelled"]).values_list("pk", flat=True).get()
+    in_progress = Coup.objects.filter(shift__table__number=NUMBER).exclude(
+        phase__in=["settled", "cancelled"]
     )
+    return int(in_progress.values_list("pk", flat=True).get())
 
 
 def _coup_by_page(terminal: Terminal, talon: list[str], rng: random.Random) -> bool:
