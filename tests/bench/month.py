@@ -1381,7 +1381,7 @@ def _loads(text: str) -> Month:
 
 
 def month_database(*, days: int = DAYS, tables: int = TABLES, seed: int = 16) -> Month:
-    """The month on the (fresh, migrated) bench database: a copy of the template the server keeps
+    """The month on a fresh, migrated bench database: a copy of the template the server keeps
     when one was written by the same code and migrations with the same arguments on the same day
     (``CREATE DATABASE ... TEMPLATE``: seconds), else written (``build_month``: minutes) and kept
     as that template for the next run (the previous templates dropped). ``Month.cloned`` says
@@ -1390,6 +1390,7 @@ def month_database(*, days: int = DAYS, tables: int = TABLES, seed: int = 16) ->
     from urllib.parse import urlsplit, urlunsplit
 
     import psycopg
+    from django.core.management import call_command
     from django.db import connections
     from django.utils import timezone
     from psycopg import sql
@@ -1421,6 +1422,13 @@ def month_database(*, days: int = DAYS, tables: int = TABLES, seed: int = 16) ->
         month = _loads(kept[0])
         month.cloned = time.perf_counter() - started
         return month
+    # Written on a database of its own: the one the other benches of this run wrote into would
+    # become the template with their rows (another room's séances on the same days).
+    connections.close_all()
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    call_command("migrate", verbosity=0)
     month = build_month(days=days, tables=tables, first_day=first_day, seed=seed)
     connections.close_all()  # a template is copied with nobody connected to it
     with psycopg.connect(server, autocommit=True) as admin:
