@@ -97,18 +97,14 @@ class Prepared:
         )
 
     def first(self, *values: int | str) -> Any:
-        c, cursor = self._run(values)
-        with cursor:
-            row = cursor.fetchone()
-        return None if row is None else self._instances(c, [row])[0]
+        c, rows = self._fetch(values, one=True)
+        return self._instances(c, rows)[0] if rows else None
 
     def all(self, *values: int | str) -> list[Any]:
-        c, cursor = self._run(values)
-        with cursor:
-            rows = cursor.fetchall()
+        c, rows = self._fetch(values, one=False)
         return self._instances(c, rows)
 
-    def _run(self, values: tuple[int | str, ...]) -> tuple[_Compiled, Any]:
+    def _fetch(self, values: tuple[int | str, ...], *, one: bool) -> tuple[_Compiled, list[Any]]:
         if self._compiled is None:
             self._compiled = self._compile(values)
         c = self._compiled
@@ -121,9 +117,14 @@ class Prepared:
         bound = [
             p if slot is None else values[slot] for p, slot in zip(c.params, c.slots, strict=True)
         ]
-        cursor = connections[USING].cursor()
-        cursor.execute(c.sql, bound)
-        return c, cursor
+        with connections[USING].cursor() as cursor:
+            cursor.execute(c.sql, bound)
+            if one:
+                row = cursor.fetchone()
+                rows = [] if row is None else [row]
+            else:
+                rows = cursor.fetchall()
+        return c, rows
 
     @staticmethod
     def _instances(c: _Compiled, rows: list[Any]) -> list[Any]:
