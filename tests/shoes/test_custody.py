@@ -6,6 +6,7 @@ import datetime as dt
 
 import pytest
 from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
 
 from audit.models import Anomaly, AuditEvent
 from casino.errors import RoleRequired
@@ -262,7 +263,8 @@ def test_destruction_is_witnessed_by_the_commissioner_after_reconciliation(cast,
 def test_the_commissioner_signs_the_register_page_of_the_day(cast, receive):
     receive()
     receive()
-    today = Pack.objects.first().received_at.date()
+    # The register's page is the casino's day (its zone), not UTC's: they differ after 23:00 UTC.
+    today = timezone.localdate(Pack.objects.first().received_at)
     visa = register_visa(actor=cast.commissaire, day=today, remarks="vu")
     assert visa.packs_seen == 2
     with pytest.raises(RoleRequired):
