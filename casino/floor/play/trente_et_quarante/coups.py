@@ -93,9 +93,13 @@ _INSERT_STAKE = PreparedInsert(Stake)
 _COUP_IN_PROGRESS = Prepared(
     lambda table_id: Coup.objects.filter(shift__table_id=table_id).exclude(phase__in=FINISHED)[:1]
 )
+# The table's last result before a bound (every settlement reads the prison): prepared once.
 _LAST_RESULT = Prepared(
-    lambda table_id: CoupResult.objects.filter(coup__shift__table_id=table_id).order_by("-id")[:1]
+    lambda table_id, before_id: CoupResult.objects.filter(
+        coup__shift__table_id=table_id, id__lt=before_id
+    ).order_by("-id")[:1]
 )
+_NO_RESULT_AFTER = 2**63 - 1  # above every id: the last result of all
 
 
 def _lock(coup_id: int, actor: Any, *posts: Duty.Post, act: str) -> Coup:
@@ -124,11 +128,7 @@ def table_prison(shift: Shift, *, before: CoupResult | None = None) -> list[Pris
     """The table's prison: what the last settled coup at this table left there (it carries over
     from coup to coup, séance to séance and sixain to sixain); ``before``: as it stood when that
     coup was settled."""
-    if before is None:
-        last = _LAST_RESULT.first(shift.table_id)  # at every settlement: prepared
-    else:
-        results = CoupResult.objects.filter(coup__shift__table_id=shift.table_id, id__lt=before.pk)
-        last = results.order_by("-id").first()
+    last = _LAST_RESULT.first(shift.table_id, _NO_RESULT_AFTER if before is None else before.pk)
     if last is None:
         return []
     return [
