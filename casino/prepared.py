@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
-from django.db import connections
+from django.db import DatabaseError, connections
 from django.db.models import NOT_PROVIDED, Model, QuerySet
 from django.db.models.query import get_related_populators
 
@@ -177,9 +177,11 @@ class PreparedTree:
 class PreparedInsert:
     """``PreparedInsert(Model)``, then ``.create(field=value, ...)``: the row and the instance
     ``Model.objects.create`` gives, with the INSERT written once, where the ORM compiles it anew
-    at every call. Each field's value is prepared as ``save()`` prepares it (``pre_save``, then
+    at every call; ``.insert_all(instances)``: what ``bulk_create`` writes, in one statement.
+    Each field's value is prepared as ``save()`` prepares it (``pre_save``, then
     ``get_db_prep_save``); ``save()``'s signals are not sent, so it is only for models nothing
-    listens to (the table acts' rows: audit events, cards laid, stakes, idempotency records)."""
+    listens to (the table acts' rows: audit events, cards laid, stakes, settlements, movements,
+    results)."""
 
     def __init__(self, model: type[Model]) -> None:
         meta = model._meta
@@ -196,24 +198,73 @@ class PreparedInsert:
         self._fields = [f for f in meta.concrete_fields if not (f.primary_key and f.db_returning)]
         self._returning = meta.pk if meta.pk not in self._fields else None
         quote = connections[USING].ops.quote_name
-        self._sql = (
+        self._into = (
             f"INSERT INTO {quote(meta.db_table)} "
-            f"({', '.join(quote(f.column) for f in self._fields)}) "
-            f"VALUES ({', '.join(['%s'] * len(self._fields))})"
-            + (f" RETURNING {quote(self._returning.column)}" if self._returning else "")
+            f"({', '.join(quote(f.column) for f in self._fields)})"
         )
+        self._returning_sql = (
+            f" RETURNING {quote(self._returning.column)}" if self._returning else ""
+        )
+        self._statements: dict[int, str] = {}  # per number of rows
 
     def create(self, **values: Any) -> Any:
         return self.insert(self._model(**values))  # unknown names refused, defaults applied
 
     def insert(self, instance: Any) -> Any:
         """Write ``instance``, made and not yet saved, as ``save()`` would; return it."""
+        return self.insert_all([instance])[0]
+
+    def insert_all(self, instances: list[Any]) -> list[Any]:
+        """Write ``instances`` in one statement, as ``bulk_create`` does (their ids set, in their
+        order, as PostgreSQL returns them); return them. One statement is kept per number of
+        rows."""
+        if not instances:
+            return []
         connection = connections[USING]
-        params = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in self._fields]
+        params = [
+            f.get_db_prep_save(f.pre_save(instance, True), connection)
+            for instance in instances
+            for f in self._fields
+        ]
+        sql = self._statements.get(len(instances))
+        if sql is None:
+            row = f"({', '.join(['%s'] * len(self._fields))})"
+            sql = self._statements[len(instances)] = (
+                f"{self._into} VALUES {', '.join([row] * len(instances))}{self._returning_sql}"
+            )
         with connection.cursor() as cursor:
-            cursor.execute(self._sql, params)
+            cursor.execute(sql, params)
             if self._returning is not None:
-                setattr(instance, self._returning.attname, cursor.fetchone()[0])
-        instance._state.adding = False
-        instance._state.db = USING
-        return instance
+                for instance, (pk,) in zip(instances, cursor.fetchall(), strict=True):
+                    setattr(instance, self._returning.attname, pk)
+        for instance in instances:
+            instance._state.adding = False
+            instance._state.db = USING
+        return instances
+
+
+class PreparedUpdate:
+    """``PreparedUpdate(Coup, "phase")``, then ``.save(coup)``: what
+    ``coup.save(update_fields=["phase"])`` writes, with the UPDATE written once. Each value is
+    prepared as ``save()`` prepares it; like ``PreparedInsert``, no signal is sent."""
+
+    def __init__(self, model: type[Model], *names: str) -> None:
+        meta = model._meta
+        self._fields = [meta.get_field(name) for name in names]
+        self._pk = meta.pk
+        quote = connections[USING].ops.quote_name
+        self._sql = (
+            f"UPDATE {quote(meta.db_table)} "
+            f"SET {', '.join(f'{quote(f.column)} = %s' for f in self._fields)} "
+            f"WHERE {quote(meta.pk.column)} = %s"
+        )
+
+    def save(self, instance: Any) -> None:
+        connection = connections[USING]
+        params = [f.get_db_prep_save(f.pre_save(instance, False), connection) for f in self._fields]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                self._sql, [*params, self._pk.get_db_prep_value(instance.pk, connection)]
+            )
+            if cursor.rowcount != 1:  # as save(update_fields=...) says of a row not there
+                raise DatabaseError("Save with update_fields did not affect any rows.")

@@ -29,7 +29,7 @@ from casino.games.errors import IllegalCard
 from casino.i18n import either, game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
-from casino.prepared import PreparedInsert
+from casino.prepared import Prepared, PreparedInsert
 from shoes.errors import (
     CardRefused,
     CountInvalid,
@@ -80,13 +80,15 @@ def composition(pack: Pack) -> Composition:
     return SIXAIN if pack.kind == PackKind.SIXAIN else SINGLE_PACK
 
 
+# Every card locks its pack: prepared once (casino/prepared.py).
+_PACK_LOCK = Prepared(lambda pk: Pack.objects.select_for_update().filter(pk=pk))
+
+
 def _lock(pack_id: int) -> Pack:
-    try:
-        return Pack.objects.select_for_update().get(pk=pack_id)
-    except Pack.DoesNotExist:
-        raise NotFound(
-            _("le jeu %(pack)s n'existe pas") % {"pack": pack_id}, where="pack"
-        ) from None
+    pack = _PACK_LOCK.first(int(pack_id))  # an id as the ORM takes it, text or number
+    if pack is None:
+        raise NotFound(_("le jeu %(pack)s n'existe pas") % {"pack": pack_id}, where="pack")
+    return pack
 
 
 def _require_state(pack: Pack, *states: PackState, act: str) -> None:

@@ -1,7 +1,8 @@
 """``casino.prepared``: a queryset compiled once and run with new values gives what the ORM gives,
-as do a prepared tree (a row and its reverse relations) and a prepared INSERT; an answer's
-serializer works its fields out once; and ``round_locked``, the table acts' one prepared
-statement (the round locked, the actor's duty)."""
+as do a prepared tree (a row and its reverse relations), a prepared INSERT (of one row or many)
+and a prepared UPDATE; an answer's serializer works its fields out once, and one kept serializer
+writes every answer; and ``round_locked``, the table acts' one prepared statement (the round
+locked, the actor's duty)."""
 
 from __future__ import annotations
 
@@ -303,6 +304,54 @@ def test_an_insert_refuses_an_unknown_field_and_a_duplicate_writes_nothing(cast,
     assert IdempotentRequest.objects.filter(key="k").count() == 1
 
 
+def test_insert_all_writes_the_rows_bulk_create_writes_with_their_ids_in_order(cast, coup):
+    from casino.api.models import IdempotentRequest
+
+    def made(prefix: str) -> list[IdempotentRequest]:
+        return [
+            IdempotentRequest(
+                user=cast.croupier, key=f"{prefix}{i}", fingerprint="f", status=i, body={"i": i}
+            )
+            for i in range(3)
+        ]
+
+    insert = PreparedInsert(IdempotentRequest)
+    assert insert.insert_all([]) == []
+    got = insert.insert_all(made("prepared"))
+    want = IdempotentRequest.objects.bulk_create(made("orm"))
+    assert [g.pk for g in got] == sorted(g.pk for g in got)  # ids in the instances' order
+    stored = {r.pk: r for r in IdempotentRequest.objects.filter(pk__in=[g.pk for g in got])}
+    for g, w in zip(got, want, strict=True):
+        assert (g._state.adding, g._state.db) == (False, "default")
+        assert columns(stored[g.pk]) == columns(g)
+        ignore = {"id": None, "key": None, "created_at": None}
+        assert {**columns(g), **ignore} == {**columns(w), **ignore}
+    again = insert.insert_all(made("again"))  # the same number of rows: the kept statement
+    assert [r.status for r in again] == [0, 1, 2]
+
+
+def test_an_update_writes_what_save_with_update_fields_writes_and_nothing_else(cast, coup, shift):
+    from django.db import DatabaseError
+
+    from casino.floor.coups import coup_open
+    from casino.floor.models import CoupPhase
+    from casino.prepared import PreparedUpdate
+
+    opened = coup_open(actor=cast.tailleur, shift_id=shift.pk)
+    before = Coup.objects.get(pk=opened.pk)
+    changed = Coup.objects.get(pk=opened.pk)
+    changed.phase, changed.number = CoupPhase.CLOSED, 999  # only the phase is written
+    with CaptureQueriesContext(connection) as sent:
+        PreparedUpdate(Coup, "phase").save(changed)
+    assert len(sent.captured_queries) == 1
+    after = Coup.objects.get(pk=opened.pk)
+    assert after.phase == CoupPhase.CLOSED
+    assert {**columns(after), "phase": None} == {**columns(before), "phase": None}
+    changed.pk = Coup.objects.order_by("-pk").values_list("pk", flat=True).first() + 1
+    with pytest.raises(DatabaseError, match="did not affect any rows"):
+        PreparedUpdate(Coup, "phase").save(changed)
+
+
 # --- FieldsOnce ----------------------------------------------------------------------------------
 
 
@@ -330,6 +379,25 @@ def test_an_answers_serializer_has_the_fields_drf_works_out_its_own_each_time(se
         for name, field in one.fields.items():
             assert field is not other.fields[name]
             assert field.parent is one
+
+
+def test_a_kept_serializer_answers_as_a_serializer_made_for_each_answer(cast, coup, shift):
+    """``Answer``: one serializer kept for every answer writes what a fresh one writes, coup
+    after coup (settled, then open with no stake), whatever the language of the request."""
+    from django.utils import translation
+
+    from casino.api.serializers import Answer
+    from casino.floor.coups import coup_open
+    from casino.floor.play.trente_et_quarante.api import COUPS, CoupSerializer
+
+    answer = Answer(CoupSerializer)
+    later = coup_open(actor=cast.tailleur, shift_id=shift.pk)
+    for language, pk in (("fr", coup.pk), ("en", later.pk), ("en", coup.pk)):
+        with translation.override(language):
+            instance = COUPS.get(pk=pk)
+            assert answer(instance) == CoupSerializer(instance).data
+    assert answer(COUPS.get(pk=coup.pk))["outcome"]["result"] == "noir"
+    assert answer(COUPS.get(pk=later.pk))["outcome"] is None
 
 
 @isolate_apps("casino.api")

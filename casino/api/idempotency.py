@@ -14,21 +14,19 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.files import File
-from django.db import IntegrityError, transaction
+from django.db import connection, transaction
 from django.utils.translation import gettext as _
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from casino import clock
 from casino.api.errors import error_body
 from casino.api.models import IdempotentRequest
 from casino.errors import Conflict, DomainError
 from casino.files import sha256_of
-from casino.prepared import PreparedInsert
 
 HEADER = "Idempotency-Key"
-# Every write begins with this INSERT: written once (casino/prepared.py).
-_INSERT_REQUEST = PreparedInsert(IdempotentRequest)
 
 
 class IdempotencyKeyRequired(DomainError):
@@ -57,6 +55,35 @@ def _json_value(value: Any) -> Any:
     return str(value)
 
 
+def _claim(user_id: int, key: str, fingerprint: str) -> int | None:
+    """The key's row, inserted with no answer yet: its id, or None when the key was used before.
+    A retry arriving while the first request is still running waits on the unique constraint
+    until that one commits (then it finds the answer) or rolls back (then it inserts and runs).
+    ``ON CONFLICT DO NOTHING`` waits and decides as a savepoint around a plain INSERT did, in one
+    round trip where that took three (issue 17)."""
+    table = IdempotentRequest._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (user_id, key, fingerprint, status, body, created_at) "
+            "VALUES (%s, %s, %s, 0, '{}', %s) ON CONFLICT (user_id, key) DO NOTHING RETURNING id",
+            [user_id, key, fingerprint, clock.now()],
+        )
+        row = cursor.fetchone()
+    return None if row is None else int(row[0])
+
+
+def _keep_answer(pk: int, status: int, body: bytes) -> None:
+    """The answer written into the request's row. Every write ends here: one fixed statement
+    with the JSON as rendered, where the ORM compiled an UPDATE and the JSON was parsed back to
+    be written out again (issue 17's profile)."""
+    table = IdempotentRequest._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET status = %s, body = %s::jsonb WHERE id = %s",
+            [status, body.decode(), pk],
+        )
+
+
 def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
     """Wrap a DRF write handler (``post``) so that it runs at most once per key and user."""
 
@@ -71,13 +98,7 @@ def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
             )
         fingerprint = _fingerprint(request)
         with transaction.atomic():
-            try:
-                with transaction.atomic():  # a retry waits here until the first one commits
-                    record = _INSERT_REQUEST.create(
-                        user=request.user, key=key, fingerprint=fingerprint, status=0, body={}
-                    )
-            except IntegrityError:
-                record = None
+            record = _claim(request.user.pk, key, fingerprint)  # a retry waits here
             if record is not None:
                 try:
                     response = view(self, request, *args, **kwargs)
@@ -95,14 +116,8 @@ def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
                         transaction.set_rollback(True)
                         return response
                 # Kept as the client read it (dates as text), so a retry gets the same bytes.
-                body = (
-                    json.loads(JSONRenderer().render(response.data))
-                    if response.data is not None
-                    else {}
-                )
-                IdempotentRequest.objects.filter(pk=record.pk).update(
-                    status=response.status_code, body=body
-                )
+                body = JSONRenderer().render(response.data) if response.data is not None else b"{}"
+                _keep_answer(record, response.status_code, body)
                 return response
         first = IdempotentRequest.objects.get(user=request.user, key=key)
         if first.fingerprint != fingerprint:

@@ -43,6 +43,24 @@ class FieldsOnce:
         return copy.deepcopy(fields)
 
 
+class Answer:
+    """``Answer(CoupSerializer)``, then ``answer(coup)``: what ``CoupSerializer(coup).data`` says,
+    written by one serializer kept for the purpose. Making a serializer copies its fields (DRF
+    deep-copies them for every instance, nested serializers included), and issue 17's profile put
+    that copying at a sixth of a settlement's CPU; writing a representation reads the fields and
+    changes nothing, so one made serializer serves every answer. Only for serializers that look at
+    no context (no request, no hyperlinks): the kept one has none."""
+
+    def __init__(self, serializer_class: type[serializers.BaseSerializer[Any]]) -> None:
+        self._class = serializer_class
+        self._serializer: serializers.BaseSerializer[Any] | None = None
+
+    def __call__(self, instance: Any) -> Any:
+        if self._serializer is None:
+            self._serializer = self._class()
+        return self._serializer.to_representation(instance)
+
+
 def _type_fault(field: serializers.Field[Any, Any, Any, Any], value: Any) -> str | None:
     """Why ``value`` is not of the JSON type ``field`` takes, or None."""
     if value is None:

@@ -300,9 +300,15 @@ def till_account(table: Table) -> Account:
     return table_account(table, Account.Kind(game_module(table.game).till))
 
 
+# Every settlement reads them: prepared once (casino/prepared.py).
+_TABLE_ACCOUNTS = Prepared(
+    lambda table_id: Account.objects.filter(table_id=table_id).exclude(kind=Account.Kind.SEAT)
+)
+
+
 def table_accounts(table: Table) -> dict[str, Account]:
     """The table's layout, bank and prison accounts by kind, in one query."""
-    return {a.kind: a for a in Account.objects.filter(table=table).exclude(kind=Account.Kind.SEAT)}
+    return {a.kind: a for a in _TABLE_ACCOUNTS.all(table.pk)}
 
 
 def _holder_code(table: Table, holder: str) -> tuple[str, Account.Kind] | None:
@@ -410,9 +416,7 @@ def ledger_post(*, actor: Any, shift: Shift | None, entries: Iterable[Entry]) ->
                 actor=actor,
             )
         )
-    if len(movements) == 1:  # a stake, a withdrawal: one INSERT, written once
-        return [_INSERT_MOVEMENT.insert(movements[0])]
-    return Movement.objects.bulk_create(movements)
+    return _INSERT_MOVEMENT.insert_all(movements)
 
 
 def balance(account: Account, *, shift: Shift | None = None) -> int:
@@ -570,10 +574,22 @@ def _signed_count(count_id: int, table: Table, moment: FloatCount.Moment) -> Flo
 # --- who is on duty -----------------------------------------------------------------------------
 
 
+_ON_DUTY: dict[tuple[Duty.Post, ...], Prepared] = {}
+
+
 def on_duty(shift_id: int, person: Any, *posts: Duty.Post) -> bool:
-    return Duty.objects.filter(
-        shift_id=shift_id, person=person, post__in=posts, end__isnull=True
-    ).exists()
+    """Is ``person`` on duty at the séance as one of ``posts``? Asked by every act that opens a
+    round: prepared once per posts."""
+    if person.pk is None:  # nobody, or not yet saved: on duty nowhere
+        return False
+    prepared = _ON_DUTY.get(posts)
+    if prepared is None:
+        prepared = _ON_DUTY[posts] = Prepared(
+            lambda shift_id, person_id: Duty.objects.filter(
+                shift_id=shift_id, person_id=person_id, post__in=posts, end__isnull=True
+            )[:1]
+        )
+    return prepared.first(shift_id, person.pk) is not None
 
 
 def require_on_duty(shift: Shift, person: Any, *posts: Duty.Post, act: str) -> None:
@@ -698,7 +714,11 @@ def _duty_start(shift: Shift, person: Any, post: Duty.Post, actor: Any) -> Duty:
 
 # Every act that opens a round (a coup, a taille, a deal) locks its séance: prepared once.
 _SHIFT_LOCK = Prepared(
-    lambda pk: Shift.objects.select_for_update(of=("self",)).select_related("table").filter(pk=pk)
+    lambda pk: (
+        Shift.objects.select_for_update(of=("self",))
+        .select_related("table", "reglement")
+        .filter(pk=pk)
+    )
 )
 
 

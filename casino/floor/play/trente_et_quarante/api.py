@@ -25,7 +25,14 @@ from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import DEALERS, PIT
 from casino.api.resources import Collection, Filters, Item, on_day
-from casino.api.serializers import Empty, FieldsOnce, StrictSerializer, amount, reference
+from casino.api.serializers import (
+    Answer,
+    Empty,
+    FieldsOnce,
+    StrictSerializer,
+    amount,
+    reference,
+)
 from casino.errors import DomainError
 from casino.floor import services
 from casino.floor.api import Dealers, PrisonerSerializer
@@ -119,6 +126,9 @@ class OutcomeSerializer(serializers.Serializer[Any]):
     settled_by = serializers.CharField()
 
 
+_OUTCOME = Answer(OutcomeSerializer)
+
+
 class CancellationSerializer(serializers.Serializer[Any]):
     by = serializers.CharField(source="by.username")
     at = serializers.DateTimeField()
@@ -165,7 +175,7 @@ class CoupSerializer(FieldsOnce, serializers.ModelSerializer[Coup]):
         result = getattr(coup, "outcome", None)
         if result is None:
             return None
-        return OutcomeSerializer(self._outcome(result)).data
+        return _OUTCOME(self._outcome(result))
 
     @staticmethod
     def _outcome(result: Any) -> dict[str, Any]:
@@ -200,8 +210,11 @@ _COUP_ANSWERED = PreparedTree(
 )
 
 
+_COUP_ANSWER = Answer(CoupSerializer)
+
+
 def _coup(pk: int) -> Any:
-    return CoupSerializer(_COUP_ANSWERED.get(pk)).data
+    return _COUP_ANSWER(_COUP_ANSWERED.get(pk))
 
 
 class CoupOpenInput(StrictSerializer):
@@ -283,6 +296,9 @@ class LaidSerializer(serializers.Serializer[Any]):
     next_row = serializers.CharField(allow_null=True)
 
 
+_LAID_ANSWER = Answer(LaidSerializer)
+
+
 class CoupCard(APIView):
     """Lay the next card; the answer says which row it went to and what comes next. A card the
     pack cannot hold is refused and recorded (``foreign_card``)."""
@@ -293,7 +309,7 @@ class CoupCard(APIView):
         data = CardInput(data=request.data)
         data.is_valid(raise_exception=True)
         laid = coups.coup_lay_card(actor=request.user, coup_id=id, **data.validated_data)
-        return Response(LaidSerializer(laid).data, status=201)
+        return Response(_LAID_ANSWER(laid), status=201)
 
 
 class SettleInput(StrictSerializer):
@@ -353,8 +369,11 @@ STAKES = _STAKES.prefetch_related("settlements")
 _STAKE_ANSWERED = PreparedTree(_STAKES, settlements=Settlement.objects.all())
 
 
+_STAKE_ANSWER = Answer(StakeDetailSerializer)
+
+
 def _stake(pk: int) -> Any:
-    return StakeDetailSerializer(_STAKE_ANSWERED.get(pk)).data
+    return _STAKE_ANSWER(_STAKE_ANSWERED.get(pk))
 
 
 class StakeList(Dealers, Collection):

@@ -6,10 +6,13 @@ Refusals that are evidence (a stake after the first card) are committed before t
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
@@ -63,10 +66,10 @@ from casino.games.trente_et_quarante import Stake as EngineStake
 from casino.i18n import game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
-from casino.prepared import Prepared, PreparedInsert
+from casino.prepared import Prepared, PreparedInsert, PreparedUpdate
 from shoes.errors import CardRefused
-from shoes.models import PackState
-from shoes.services import card_lay, cards_left, current_taille, packs_at, taille_ends
+from shoes.models import CardLaid, PackEvent, PackState
+from shoes.services import card_lay, cards_left, packs_at, taille_ends
 
 
 class BettingClosed(DomainError):
@@ -100,6 +103,50 @@ _LAST_RESULT = Prepared(
     ).order_by("-id")[:1]
 )
 _NO_RESULT_AFTER = 2**63 - 1  # above every id: the last result of all
+# The pack in play at a table, its taille (``current_taille``: one per cut) and the coups opened in
+# that taille (the next is numbered after them): one prepared query where opening a coup sent
+# three, each built and compiled afresh (issue 17's profile).
+_PACK_IN_PLAY = Prepared(
+    lambda table_id: (
+        packs_at(table_id, PackState.IN_PLAY)
+        .annotate(
+            taille_now=Coalesce(
+                Subquery(
+                    PackEvent.objects.filter(pack=OuterRef("pk"), kind=PackEvent.Kind.CUT)
+                    .order_by()
+                    .values("pack")
+                    .annotate(n=Count("pk"))
+                    .values("n")
+                ),
+                0,
+            )
+        )
+        .annotate(
+            coups_in_taille=Coalesce(
+                Subquery(
+                    Coup.objects.filter(pack=OuterRef("pk"), taille=OuterRef("taille_now"))
+                    .order_by()
+                    .values("pack")
+                    .annotate(n=Count("pk"))
+                    .values("n")
+                ),
+                0,
+            )
+        )[:1]
+    )
+)
+_INSERT_COUP = PreparedInsert(Coup)
+# What a settlement reads and writes, and the coup's phase, prepared once (casino/prepared.py).
+_STAKES_TO_SETTLE = Prepared(
+    lambda coup_id: (
+        Stake.objects.filter(coup_id=coup_id, withdrawal__isnull=True)
+        .select_related("holder")
+        .order_by("id")
+    )
+)
+_INSERT_SETTLEMENTS = PreparedInsert(Settlement)
+_INSERT_RESULT = PreparedInsert(CoupResult)
+_SET_PHASE = PreparedUpdate(Coup, "phase")
 
 
 def _lock(coup_id: int, actor: Any, *posts: Duty.Post, act: str) -> Coup:
@@ -145,18 +192,17 @@ def coup_open(*, actor: Any, shift_id: int) -> Coup:
     require_on_duty(shift, actor, TAILLEUR, act=_("ouvrir un coup"))
     if _COUP_IN_PROGRESS.first(shift.table_id) is not None:
         raise Conflict(_("%(table)s a un coup en cours") % {"table": shift.table}, where="shift")
-    pack = packs_at(shift.table_id, PackState.IN_PLAY).first()
+    pack = _PACK_IN_PLAY.first(shift.table_id)
     if pack is None:
         raise Conflict(
             _("%(table)s n'a pas de jeu en service (mêlé et coupé)") % {"table": shift.table},
             where="pack",
         )
-    taille = current_taille(pack)
-    coup = Coup.objects.create(
+    coup = _INSERT_COUP.create(
         shift=shift,
         pack=pack,
-        taille=taille,
-        number=pack.coups.filter(taille=taille).count() + 1,
+        taille=pack.taille_now,
+        number=pack.coups_in_taille + 1,
         reglement=shift.reglement,
         min_stake=shift.min_stake,
         max_stake=shift.max_stake,
@@ -378,7 +424,7 @@ def coup_close_betting(*, actor: Any, coup_id: int) -> Coup:
     coup = _lock(coup_id, actor, TAILLEUR, act=_("clore les mises"))
     _phase(coup, CoupPhase.BETTING, act=_("clore les mises"))
     coup.phase = CoupPhase.CLOSED
-    coup.save(update_fields=["phase"])
+    _SET_PHASE.save(coup)
     audit_record(
         actor=actor,
         action="coup.betting_closed",
@@ -390,8 +436,15 @@ def coup_close_betting(*, actor: Any, coup_id: int) -> Coup:
 
 def deal_of(coup: Coup, rules: Reglement) -> CoupDeal:
     deal = CoupDeal(rules)
-    for code in coup.cards.order_by("seq").values_list("card", flat=True):
-        deal.lay(card(code))
+    # Every card and every settlement replays the coup's cards: one fixed statement, where the
+    # ORM built and compiled the same values query for each (issue 17's profile).
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT card FROM {CardLaid._meta.db_table} WHERE coup_id = %s ORDER BY seq",
+            [coup.pk],
+        )
+        for (code,) in cursor.fetchall():
+            deal.lay(card(code))
     return deal
 
 
@@ -429,7 +482,7 @@ def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
             phase = CoupPhase.COMPLETE if laid.coup_complete else CoupPhase.DEALING
             if coup.phase != phase:  # the first card and the last change it; the others do not
                 coup.phase = phase
-                coup.save(update_fields=["phase"])
+                _SET_PHASE.save(coup)
             audit_record(
                 actor=actor,
                 action="coup.card_laid",
@@ -507,7 +560,8 @@ def _taille_over(coup: Coup, rules: Reglement, *, cut_card: bool) -> bool:
     if cut_card:
         return True
     left, codes = cards_left(coup.pack)
-    return not next_coup_begins(left, sum(points(card(c), rules) for c in codes), rules)
+    points_left = sum(points(card(c), rules) * n for c, n in Counter(codes).items())
+    return not next_coup_begins(left, points_left, rules)
 
 
 def cut_card_is_next(coup: Coup, rules: Reglement) -> bool:
@@ -679,9 +733,7 @@ def settlement_plan(
         or outcome.result is Result.INCOMPLETE
         or (outcome.result is Result.REFAIT and last and rules.refait_void_on_last_coup)
     )
-    stakes = list(
-        coup.stakes.filter(withdrawal__isnull=True).select_related("holder").order_by("id")
-    )
+    stakes = _STAKES_TO_SETTLE.all(coup.pk)
     prison = table_prison(coup.shift)
     engine_stakes = [engine_stake(s) for s in stakes]
     results, prison_after = engine_settle(
@@ -710,23 +762,25 @@ def _settle(
         collect, pay = settlement_entries(coup, r, by_pk[int(r.stake)], accounts)
         collections += collect
         payments += pay
-    Settlement.objects.bulk_create(
-        Settlement(
-            coup=coup,
-            stake=by_pk[int(r.stake)],
-            outcome=r.outcome.value,
-            paid=r.paid,
-            returned=r.returned,
-            to_bank=r.to_bank,
-            premium=r.premium,
-            held=r.held,
-            level=r.level,
-        )
-        for r in results
+    _INSERT_SETTLEMENTS.insert_all(
+        [
+            Settlement(
+                coup=coup,
+                stake=by_pk[int(r.stake)],
+                outcome=r.outcome.value,
+                paid=r.paid,
+                returned=r.returned,
+                to_bank=r.to_bank,
+                premium=r.premium,
+                held=r.held,
+                level=r.level,
+            )
+            for r in results
+        ]
     )
     ledger_post(actor=actor, shift=coup.shift, entries=[*collections, *payments])
     announcement = outcome.announcement
-    result = CoupResult.objects.create(
+    result = _INSERT_RESULT.create(
         coup=coup,
         noir_cards=[str(c) for c in outcome.noir.cards],
         rouge_cards=[str(c) for c in outcome.rouge.cards],
@@ -750,7 +804,7 @@ def _settle(
         ],
     )
     coup.phase = CoupPhase.SETTLED
-    coup.save(update_fields=["phase"])
+    _SET_PHASE.save(coup)
     audit_record(
         actor=actor,
         action="coup.settled",
@@ -839,7 +893,7 @@ def coup_cancel(*, actor: Any, coup_id: int, reason: str) -> CoupCancellation:
     )
     phase_before = coup.phase
     coup.phase = CoupPhase.CANCELLED
-    coup.save(update_fields=["phase"])
+    _SET_PHASE.save(coup)
     cards = list(coup.cards.order_by("seq").values_list("card", flat=True))
     audit_record(
         actor=actor,
