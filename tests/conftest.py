@@ -33,6 +33,7 @@ from casino.people.tokens import token_issue
 from shoes.models import PackKind
 from shoes.services import pack_cut, pack_open, pack_receive, pack_shuffle, pack_store, seal_verify
 from tests.actors import Cast, make_cast
+from tests.shared_cast import FAST_HASHER, KEEP_OPEN, SHARES, SharedCast, mark_the_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 # CI sets this: a missing service is then a failure, not a skip.
@@ -42,8 +43,38 @@ REQUIRE_SERVICES = os.environ.get("CASINO_REQUIRE_SERVICES") == "1"
 @pytest.fixture
 def cast(db: None, settings) -> Cast:  # type: ignore[no-untyped-def]
     # A deliberately slow hash is the point in production and a waste of minutes here.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PASSWORD_HASHERS = list(FAST_HASHER)
+    if SHARED_CAST.is_open:  # this test is one of a run sharing it (tests/shared_cast.py)
+        return SHARED_CAST.cast()
     return make_cast()
+
+
+SHARED_CAST = SharedCast()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    mark_the_runs(items)
+
+
+@pytest.fixture(autouse=True)
+def _shared_cast_switch(request: pytest.FixtureRequest, django_db_blocker) -> Iterator[None]:  # type: ignore[no-untyped-def]
+    """The shared cast's transaction open for a test that shares it, closed for any other; closed
+    after the last of a run, before wider fixtures (the session's database) are torn down."""
+    if request.node.stash.get(SHARES, False):
+        request.getfixturevalue("django_db_setup")
+        SHARED_CAST.open(django_db_blocker)
+    else:
+        SHARED_CAST.close(django_db_blocker)
+    yield
+    if not request.node.stash.get(KEEP_OPEN, False):
+        SHARED_CAST.close(django_db_blocker)
+
+
+@pytest.fixture(autouse=True)
+def _django_db_marker(_shared_cast_switch: None, _django_db_marker: None) -> None:
+    """pytest-django's own (it opens a marked test's database), once the switch above has run:
+    a marked test's transaction then begins inside the shared one, or with none open."""
 
 
 @pytest.fixture(autouse=True)
