@@ -33,6 +33,7 @@ from casino.people.tokens import token_issue
 from shoes.models import PackKind
 from shoes.services import pack_cut, pack_open, pack_receive, pack_shuffle, pack_store, seal_verify
 from tests.actors import Cast, make_cast
+from tests.shared_cast import FAST_HASHER, KEEP_OPEN, SHARES, SharedCast, mark_the_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 # CI sets this: a missing service is then a failure, not a skip.
@@ -42,8 +43,38 @@ REQUIRE_SERVICES = os.environ.get("CASINO_REQUIRE_SERVICES") == "1"
 @pytest.fixture
 def cast(db: None, settings) -> Cast:  # type: ignore[no-untyped-def]
     # A deliberately slow hash is the point in production and a waste of minutes here.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PASSWORD_HASHERS = list(FAST_HASHER)
+    if SHARED_CAST.is_open:  # this test is one of a run sharing it (tests/shared_cast.py)
+        return SHARED_CAST.cast()
     return make_cast()
+
+
+SHARED_CAST = SharedCast()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    mark_the_runs(items)
+
+
+@pytest.fixture(autouse=True)
+def _shared_cast_switch(request: pytest.FixtureRequest, django_db_blocker) -> Iterator[None]:  # type: ignore[no-untyped-def]
+    """The shared cast's transaction open for a test that shares it, closed for any other; closed
+    after the last of a run, before wider fixtures (the session's database) are torn down."""
+    if request.node.stash.get(SHARES, False):
+        request.getfixturevalue("django_db_setup")
+        SHARED_CAST.open(django_db_blocker)
+    else:
+        SHARED_CAST.close(django_db_blocker)
+    yield
+    if not request.node.stash.get(KEEP_OPEN, False):
+        SHARED_CAST.close(django_db_blocker)
+
+
+@pytest.fixture(autouse=True)
+def _django_db_marker(_shared_cast_switch: None, _django_db_marker: None) -> None:
+    """pytest-django's own (it opens a marked test's database), once the switch above has run:
+    a marked test's transaction then begins inside the shared one, or with none open."""
 
 
 @pytest.fixture(autouse=True)
@@ -263,6 +294,8 @@ def django_db_setup(django_db_setup: None, django_db_blocker) -> Iterator[None]:
         with transaction.atomic(using="owner"):
             grant(owner, role=role, password=APP_ROLE_PASSWORD)
         assert violations(owner, role=role) == []
+        with owner.cursor() as cursor:  # what a committing test's cleanup keeps (below)
+            _as_migrated[owner.settings_dict["NAME"]] = _migrated_rows(cursor)
         owner.close()
     owner_credentials = {key: default.settings_dict[key] for key in ("USER", "PASSWORD")}
     default.close()
@@ -292,6 +325,22 @@ def as_owner() -> Iterator[None]:
         connection.settings_dict.update(app)
 
 
+# What migrate itself leaves in the database beside the schema: the content types and permissions,
+# the role groups and their permissions (ChainHead's genesis row is made again, as it must be).
+MIGRATED_TABLES = ("django_content_type", "auth_permission", "auth_group", "auth_group_permissions")
+_as_migrated: dict[str, tuple[str, ...]] = {}
+
+
+def _migrated_rows(cursor) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
+    """A digest of every row of MIGRATED_TABLES, one per table."""
+    digests = ", ".join(
+        f"(SELECT md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM {table} t)"
+        for table in MIGRATED_TABLES
+    )
+    cursor.execute(f"SELECT {digests}")
+    return tuple(cursor.fetchone())
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _flush_past_append_only_triggers() -> Iterator[None]:
     """Let tests that commit (transactional tests) be cleaned up afterwards.
@@ -300,19 +349,42 @@ def _flush_past_append_only_triggers() -> Iterator[None]:
     not do and our append-only tables refuse by trigger. Only this cleanup, as the owner, switches
     triggers off (``session_replication_role``, as a superuser restoring a backup would); every test
     itself runs as the application's role, with them on.
+
+    It empties the tables with DELETE, not Django's TRUNCATE of every table and post_migrate: a
+    TRUNCATE gives each of the 69 tables new files (0.7 to 2 s on this machine's disk), and
+    post_migrate then made again, app by app, the rows migrate had left. Those rows (the content
+    types, permissions and role groups) are kept instead, when the test left them exactly as
+    migrate did (their digest says so); a test that changed them gets Django's full flush.
     """
-    from django.db import connection
+    from django.db import connection, transaction
     from django.test import TransactionTestCase
 
+    from audit.models import ChainHead
+
     original = TransactionTestCase._fixture_teardown
+
+    def emptied() -> bool:
+        """Every table but MIGRATED_TABLES emptied, if those are as migrate left them."""
+        tables = sorted(
+            set(connection.introspection.django_table_names(only_existing=True))
+            - set(MIGRATED_TABLES)
+        )
+        with transaction.atomic(), connection.cursor() as cursor:
+            if _migrated_rows(cursor) != _as_migrated.get(connection.settings_dict["NAME"]):
+                return False
+            quote = connection.ops.quote_name
+            cursor.execute("; ".join(f"DELETE FROM {quote(table)}" for table in tables))
+            ChainHead.objects.create(pk=1)  # the chain's genesis, as its migration made it
+        return True
 
     def teardown(self: TransactionTestCase) -> None:
         with as_owner():
             with connection.cursor() as cursor:
                 cursor.execute("SET session_replication_role = replica")
+            if emptied():
+                return
             original(self)
             # The rows the data migrations made are gone with the rest: make them again.
-            from audit.models import ChainHead
             from casino.people.roles import sync_role_permissions
 
             ChainHead.objects.get_or_create(pk=1)

@@ -11,8 +11,9 @@ from collections import defaultdict
 import pytest
 from django.apps import apps
 from django.contrib.auth.models import User
-from django.db import models
-from django.utils import timezone
+from django.db import connection, models
+from django.test import override_settings
+from django.utils import timezone, translation
 
 from audit.chain import verify_chain
 from audit.models import AuditEvent
@@ -32,6 +33,7 @@ from casino.simulation.day import Seances, record_the_day, yesterday_at
 from casino.simulation.seance import Crew, House
 from casino.simulation.timeline import simulated_stretch
 from shoes.models import Pack, PackEvent, PackKind, PackState, RegisterVisa, SealVerification
+from tests.api.floor_world import rolled_back
 
 CERCLE_DEALS = 8
 
@@ -63,28 +65,54 @@ def stamps() -> dict[str, list[dt.datetime]]:
     return found
 
 
-@pytest.fixture
-def the_day(db, settings, tmp_path):
+@pytest.fixture(scope="module")
+def recorded_day(django_db_setup, django_db_blocker, signing_keys, tmp_path_factory):  # type: ignore[no-untyped-def]
     """The demo's people and a shorter day (the same acts, fewer coups), on a simulated clock
-    from yesterday 09:00 that stops at the moment the test began."""
+    from yesterday 09:00 that stops at the moment the module's first test began.
+
+    Recorded once for the module (about 20 s) in a transaction that is never committed; each test
+    works in a savepoint inside it (its ``db``), rolled back after it, as the API tests' house."""
+    folder = tmp_path_factory.mktemp("demo-day")
+    files = {"VAR_DIR": folder, "MEDIA_ROOT": str(folder / "media")}
+    with (
+        django_db_blocker.unblock(),
+        override_settings(
+            PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+            REPORT_SIGNING_PKCS12=str(signing_keys["pkcs12"]),
+            REPORT_SIGNING_PASSPHRASE_FILE=str(signing_keys["passphrase"]),
+            REPORT_TRUST_ROOTS=[str(signing_keys["ca"])],
+            **files,
+        ),
+        translation.override("en"),
+        rolled_back(),
+    ):
+        with connection.cursor() as cursor:  # see conftest: commit-time triggers fire now
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        rng = random.Random(SEED)
+        with simulated_stretch(yesterday_at(9)) as manual:
+            DemoSeed()._staff(rng)
+            people = {u.username: u for u in User.objects.all()}
+            record_the_day(
+                house=House(people["directeur"], people["caissier"], people["commissaire"]),
+                crews=(
+                    Crew(people["chef"], people["tailleur"], people["croupier"]),
+                    Crew(people["chef2"], people["tailleur2"], people["croupier2"]),
+                ),
+                cercle_crew=Crew(people["chef3"], None, people["croupier3"]),
+                rng=rng,
+                seances=Seances(table_1=30, table_2=35, table_3=10, cercle=CERCLE_DEALS),
+            )
+        assert manual.until is not None
+        yield files, (yesterday_at(9), manual.until, stamps())
+
+
+@pytest.fixture
+def the_day(recorded_day, db, settings):  # type: ignore[no-untyped-def]
+    files, day = recorded_day
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    settings.VAR_DIR = tmp_path
-    rng = random.Random(SEED)
-    with simulated_stretch(yesterday_at(9)) as manual:
-        DemoSeed()._staff(rng)
-        people = {u.username: u for u in User.objects.all()}
-        record_the_day(
-            house=House(people["directeur"], people["caissier"], people["commissaire"]),
-            crews=(
-                Crew(people["chef"], people["tailleur"], people["croupier"]),
-                Crew(people["chef2"], people["tailleur2"], people["croupier2"]),
-            ),
-            cercle_crew=Crew(people["chef3"], None, people["croupier3"]),
-            rng=rng,
-            seances=Seances(table_1=30, table_2=35, table_3=10, cercle=CERCLE_DEALS),
-        )
-    assert manual.until is not None
-    return yesterday_at(9), manual.until, stamps()
+    for name, value in files.items():  # where the day's files are
+        setattr(settings, name, value)
+    return day
 
 
 def local(moment: dt.datetime) -> dt.datetime:
