@@ -64,10 +64,10 @@ QUERIES = {
     "taille_lay_card, a draw's first card (the bank's)": 9,
     "taille_lay_card, a draw's second card (settles it: a stake won, one lost)": 17,
     # Alliance
-    "deal_call, a call that does not end the auction": 10,
-    "deal_call, the call that ends the auction": 11,
-    "deal_play, a card in the middle of the deal": 10,
-    "deal_play, the last card (settles the deal)": 25,
+    "deal_call, a call that does not end the auction": 7,
+    "deal_call, the call that ends the auction": 8,
+    "deal_play, a card in the middle of the deal": 7,
+    "deal_play, the last card (settles the deal)": 22,
 }
 
 
