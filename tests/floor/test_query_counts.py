@@ -59,15 +59,15 @@ QUERIES = {
     "coup_lay_card, the last card (the coup is complete)": 10,
     "coup_settle, a coup with a winning and a losing stake, none in prison": 14,
     # Pharao
-    "pharao_stake_place, a seat's first stake (its account is made)": 16,
-    "pharao_stake_place, a later stake at the same seat": 12,
-    "taille_lay_card, a draw's first card (the bank's)": 11,
-    "taille_lay_card, a draw's second card (settles it: a stake won, one lost)": 18,
+    "pharao_stake_place, a seat's first stake (its account is made)": 14,
+    "pharao_stake_place, a later stake at the same seat": 10,
+    "taille_lay_card, a draw's first card (the bank's)": 9,
+    "taille_lay_card, a draw's second card (settles it: a stake won, one lost)": 17,
     # Alliance
-    "deal_call, a call that does not end the auction": 10,
-    "deal_call, the call that ends the auction": 11,
-    "deal_play, a card in the middle of the deal": 10,
-    "deal_play, the last card (settles the deal)": 25,
+    "deal_call, a call that does not end the auction": 7,
+    "deal_call, the call that ends the auction": 8,
+    "deal_play, a card in the middle of the deal": 7,
+    "deal_play, the last card (settles the deal)": 22,
 }
 
 

@@ -12,10 +12,11 @@ not following suit) are committed before the error.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
@@ -44,8 +45,9 @@ from casino.games.cards import Card, card
 from casino.games.errors import AllianceFault, ForeignCard, GameError, IllegalCard
 from casino.i18n import game_message
 from casino.people.services import require_role
+from casino.prepared import PreparedInsert
 from shoes.errors import NotACard
-from shoes.models import PackState
+from shoes.models import CardLaid, PackState
 from shoes.services import (
     card_refusal_record,
     cards_dealt,
@@ -126,24 +128,67 @@ class MustFollowSuit(DomainError):
 # --- the deal as the engine sees it ---------------------------------------------------------------
 
 
+def _table(model: Any) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+# Every act reads the deal's records (``deal_of``): the cards dealt, the calls, the contract and
+# the cards played. One fixed statement, one round trip: as four ORM queries, built and compiled
+# afresh at every act, they were the larger part of an act's CPU (issue 17's profile). Each row
+# is (what, its order, a card, a call or the contract's JSON); ``tests/floor/
+# test_alliance_records.py`` holds it to the ORM's reading.
+_RECORDS = f"""
+SELECT 0, c.seq, c.card::text
+  FROM {_table(CardLaid)} c
+ WHERE c.pack_id = %(pack)s AND c.taille = %(pack_taille)s AND NOT c.burned
+UNION ALL
+SELECT 1, k."index", k.call::text FROM {_table(DealCall)} k WHERE k.deal_id = %(deal)s
+UNION ALL
+SELECT 2, 0, t.contract::text FROM {_table(DealContract)} t WHERE t.deal_id = %(deal)s
+UNION ALL
+SELECT 3, p."index", p.card::text FROM {_table(DealPlay)} p WHERE p.deal_id = %(deal)s
+ORDER BY 1, 2
+"""
+
+
+def deal_records(deal: Deal) -> tuple[list[str], list[str], dict[str, Any] | None, list[str]]:
+    """The deal's cards in the order dealt, its calls, its contract (None before it is
+    declared) and the cards played in order: what ``deal_of`` replays."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _RECORDS, {"pack": deal.pack_id, "pack_taille": deal.pack_taille, "deal": deal.pk}
+        )
+        rows = cursor.fetchall()
+    found: tuple[list[str], list[str], list[str], list[str]] = ([], [], [], [])
+    for what, _order, value in rows:
+        found[what].append(value)
+    cards, calls, contract, plays = found
+    return cards, calls, json.loads(contract[0]) if contract else None, plays
+
+
 def deal_of(deal: Deal) -> engine.AllianceDeal:
     """The deal as the engine sees it, from its records: the pack's cards of the deal's cut in the
     order dealt, the calls, the contract, the cards played."""
     table = engine.AllianceDeal(deal.players, deal.reglement.engine(), mark_value=deal.mark_value)
-    for code in dealt_cards(deal):
+    cards, calls, contract, plays = deal_records(deal)
+    for code in cards:
         table.receive(card(code))
-    for word in DealCall.objects.filter(deal=deal).order_by("index").values_list("call", flat=True):
+    for word in calls:
         table.call(engine.Call(word))
-    contract = DealContract.objects.filter(deal=deal).values_list("contract", flat=True).first()
     if contract is not None:
         table.declare(engine.contract_from_dict(contract))
-    for code in DealPlay.objects.filter(deal=deal).order_by("index").values_list("card", flat=True):
+    for code in plays:
         table.play(card(code))
     return table
 
 
 def dealt_cards(deal: Deal) -> list[str]:
     return cards_laid_in(deal.pack_id, deal.pack_taille)
+
+
+# A call and a card played are one INSERT each, written once (``casino.prepared``).
+_INSERT_CALL = PreparedInsert(DealCall)
+_INSERT_PLAY = PreparedInsert(DealPlay)
 
 
 def _lock(deal_id: int, actor: Any, *posts: Duty.Post, act: str) -> Deal:
@@ -421,7 +466,7 @@ def deal_call(*, actor: Any, deal_id: int, player: str, call: str) -> engine.Cal
                     {"player": player, "call": call, "index": index},
                 )
             else:
-                DealCall.objects.create(
+                _INSERT_CALL.create(
                     deal=deal, index=index, player=player, call=word.value, at=clock.now(), by=actor
                 )
                 if called.ended:
@@ -561,7 +606,7 @@ def deal_play(*, actor: Any, deal_id: int, player: str, code: str) -> engine.Pla
                     {"player": player, "card": str(playing), "index": index},
                 )
             else:
-                DealPlay.objects.create(
+                _INSERT_PLAY.create(
                     deal=deal,
                     index=index,
                     player=player,

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, NoReturn
 
-from django.db import transaction
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
@@ -45,7 +46,6 @@ from casino.floor.services import (
     require_on_duty,
     round_locked,
     stake_accounts,
-    table_accounts,
 )
 from casino.games import errors as engine_errors
 from casino.games import pharao as engine
@@ -56,8 +56,9 @@ from casino.games.reglement import Reglement
 from casino.i18n import game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
+from casino.prepared import Prepared, PreparedInsert
 from shoes.errors import CardRefused, NotACard
-from shoes.models import PackState
+from shoes.models import CardLaid, PackState
 from shoes.services import (
     card_lay,
     cards_laid_in,
@@ -185,6 +186,57 @@ def laid_cards(taille: Taille) -> list[str]:
     return cards_laid_in(taille.pack_id, taille.pack_taille)
 
 
+def _table(model: Any) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+# Every act reads the taille's records (``deal_of``): its stakes, the acts on them with who
+# approved each, and its cards. One fixed statement, one round trip: as three ORM queries, built
+# and compiled afresh at every act, they cost more than the engine's whole replay (issue 17's
+# profile). Each row is (what, its order, the stake's id, rank or act or card, amount, draw, the
+# approver); ``tests/floor/test_pharao_records.py`` holds it to the ORM's reading.
+_RECORDS = f"""
+SELECT 0, s.id, s.id, s.rank, s.amount, s.draw, NULL
+  FROM {_table(PharaoStake)} s WHERE s.taille_id = %(taille)s
+UNION ALL
+SELECT 1, a.id, a.stake_id, a.act, a.amount, a.draw, u.username
+  FROM {_table(PharaoStakeAct)} a
+  JOIN {_table(PharaoStake)} s ON s.id = a.stake_id
+  LEFT JOIN {_table(PharaoApproval)} p ON p.id = a.approval_id
+  LEFT JOIN {_table(get_user_model())} u ON u.id = p.approved_by_id
+ WHERE s.taille_id = %(taille)s
+UNION ALL
+SELECT 2, c.seq, NULL, c.card, NULL, NULL, NULL
+  FROM {_table(CardLaid)} c
+ WHERE c.pack_id = %(pack)s AND c.taille = %(pack_taille)s AND NOT c.burned
+ORDER BY 1, 2
+"""
+
+
+def taille_records(
+    taille: Taille,
+) -> tuple[dict[int, list[engine.Stake]], dict[int, list[engine.Action]], list[str]]:
+    """The taille's stakes and the acts on them, each by the draw it comes before, in the order
+    recorded, and its cards laid in order: what ``deal_of`` replays."""
+    stakes: dict[int, list[engine.Stake]] = defaultdict(list)
+    acts: dict[int, list[engine.Action]] = defaultdict(list)
+    cards: list[str] = []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _RECORDS,
+            {"taille": taille.pk, "pack": taille.pack_id, "pack_taille": taille.pack_taille},
+        )
+        rows = cursor.fetchall()
+    for what, _order, stake, word, amount, draw, approved_by in rows:
+        if what == 0:
+            stakes[draw].append(engine.Stake(str(stake), rank_of(word), amount))
+        elif what == 1:
+            acts[draw].append(engine.Action(str(stake), engine.Act(word), amount, approved_by))
+        else:
+            cards.append(word)
+    return stakes, acts, cards
+
+
 def deal_of(taille: Taille, *, new_stakes: bool = True) -> engine.TailleDeal:
     """The taille as the engine sees it, from its records in the order of its replay document:
     before each draw the acts made before it in their order, then the stakes placed for it, then
@@ -192,21 +244,7 @@ def deal_of(taille: Taille, *, new_stakes: bool = True) -> engine.TailleDeal:
     without the stakes placed for the draw to come, which no act touches before that draw (as in
     the replay, where a stake's acts come after its draw)."""
     deal = engine.TailleDeal(card(taille.bottom_card), rules_of(taille))
-    stakes: dict[int, list[engine.Stake]] = defaultdict(list)
-    for pk, on, amount, draw in (
-        PharaoStake.objects.filter(taille=taille)
-        .order_by("id")
-        .values_list("id", "rank", "amount", "draw")
-    ):
-        stakes[draw].append(engine.Stake(str(pk), rank_of(on), amount))
-    acts: dict[int, list[engine.Action]] = defaultdict(list)
-    for stake, act, amount, draw, approved_by in (
-        PharaoStakeAct.objects.filter(stake__taille=taille)
-        .order_by("id")
-        .values_list("stake_id", "act", "amount", "draw", "approval__approved_by__username")
-    ):
-        acts[draw].append(engine.Action(str(stake), engine.Act(act), amount, approved_by))
-    cards = laid_cards(taille)
+    stakes, acts, cards = taille_records(taille)
     for number in range(1, engine.DRAWS + 1):
         for action in acts[number]:
             deal.act(action)
@@ -233,14 +271,32 @@ def _lock(taille_id: int, actor: Any, *posts: Duty.Post, act: str) -> Taille:
     return taille
 
 
+# The acts' reads and writes, each prepared once (``casino.prepared``): built and compiled at every
+# act, they cost more than running them (issue 17's profile).
+_STAKE = Prepared(lambda pk: PharaoStake.objects.select_related("holder").filter(pk=pk))
+_STAKE_BY_REF = Prepared(lambda taille, ref: PharaoStake.objects.filter(taille_id=taille, ref=ref))
+_STAKES_WITH_HOLDERS = Prepared(
+    lambda taille: PharaoStake.objects.select_related("holder").filter(taille_id=taille)
+)
+_TABLE_ACCOUNTS = Prepared(
+    lambda table: Account.objects.filter(table_id=table).exclude(kind=Account.Kind.SEAT)
+)
+_INSERT_STAKE = PreparedInsert(PharaoStake)
+_INSERT_ACT = PreparedInsert(PharaoStakeAct)
+_INSERT_DRAW = PreparedInsert(PharaoDraw)
+_INSERT_SETTLEMENT = PreparedInsert(PharaoSettlement)
+
+
+def _table_accounts(taille: Taille) -> dict[str, Account]:
+    """The table's layout, bank and prison accounts by kind (``floor.services.table_accounts``)."""
+    return {a.kind: a for a in _TABLE_ACCOUNTS.all(taille.shift.table_id)}
+
+
 def _stake(stake_id: int, actor: Any, *posts: Duty.Post, act: str) -> tuple[PharaoStake, Taille]:
     """The stake, and its taille locked for ``act`` by ``actor`` on duty as one of ``posts``."""
-    try:
-        stake = PharaoStake.objects.select_related("holder").get(pk=stake_id)
-    except PharaoStake.DoesNotExist:
-        raise NotFound(
-            _("la mise %(stake)s n'existe pas") % {"stake": stake_id}, where="stake"
-        ) from None
+    stake = _STAKE.first(stake_id)
+    if stake is None:
+        raise NotFound(_("la mise %(stake)s n'existe pas") % {"stake": stake_id}, where="stake")
     return stake, _lock(stake.taille_id, actor, *posts, act=act)
 
 
@@ -434,14 +490,14 @@ def pharao_stake_place(
         except engine_errors.PharaoRefusal as exc:
             _refuse(exc, where="ref")
         else:
-            if taille.stakes.filter(ref=ref).exists():
+            if _STAKE_BY_REF.first(taille.pk, ref) is not None:
                 raise Conflict(
                     _("la mise %(ref)r est déjà dans la taille %(number)s")
                     % {"ref": ref, "number": taille.number},
                     where="ref",
                 )
             account, layout = _accounts(taille, holder)
-            stake = PharaoStake.objects.create(
+            stake = _INSERT_STAKE.create(
                 taille=taille,
                 ref=ref,
                 holder=account,
@@ -563,7 +619,7 @@ def _record_act(
 ) -> PharaoStakeAct:
     action = acted.action
     line = acted.settlement
-    record = PharaoStakeAct.objects.create(
+    record = _INSERT_ACT.create(
         stake=stake,
         act=action.act.value,
         amount=action.amount,
@@ -575,7 +631,7 @@ def _record_act(
         put=acted.put,
         returned=line.returned if line is not None else 0,
     )
-    accounts = table_accounts(taille.shift.table)
+    accounts = _table_accounts(taille)
     entries: list[Entry] = []
     if acted.put:
         kind = (
@@ -829,13 +885,13 @@ def _record_card(taille: Taille, actor: Any, laid: engine.Laid, seq: int) -> Non
 
 
 def _stakes_by_id(taille: Taille) -> dict[str, PharaoStake]:
-    return {str(s.pk): s for s in taille.stakes.select_related("holder")}
+    return {str(s.pk): s for s in _STAKES_WITH_HOLDERS.all(taille.pk)}
 
 
 def _settle_draw(taille: Taille, actor: Any, settled: engine.Draw) -> PharaoDraw:
     """What the draw did to the stakes on its ranks, as the engine says: its lines, losers
     collected before winners are paid. The acts' lines before it were recorded at the acts."""
-    draw = PharaoDraw.objects.create(
+    draw = _INSERT_DRAW.create(
         taille=taille,
         number=settled.number,
         bank_card=str(settled.bank),
@@ -873,10 +929,14 @@ def _write_lines(
     draw: PharaoDraw | None,
     key: str,
 ) -> None:
+    if not lines:  # a draw on ranks nobody holds: nothing to write, nothing to read for it
+        return
     by_id = _stakes_by_id(taille)
-    accounts = table_accounts(taille.shift.table)
-    PharaoSettlement.objects.bulk_create(
-        PharaoSettlement(
+    accounts = _table_accounts(taille)
+    # A row at a time through one prepared INSERT: a draw settles a stake or two, where a bulk
+    # INSERT was compiled afresh at every draw.
+    for s in lines:
+        _INSERT_SETTLEMENT.create(
             taille=taille,
             draw=draw,
             stake=by_id[s.stake],
@@ -886,8 +946,6 @@ def _write_lines(
             to_bank=s.to_bank,
             mark=s.mark,
         )
-        for s in lines
-    )
     collections: list[Entry] = []
     payments: list[Entry] = []
     for s in lines:
