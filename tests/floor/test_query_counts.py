@@ -62,7 +62,7 @@ QUERIES = {
     "pharao_stake_place, a seat's first stake (its account is made)": 14,
     "pharao_stake_place, a later stake at the same seat": 10,
     "taille_lay_card, a draw's first card (the bank's)": 9,
-    "taille_lay_card, a draw's second card (settles it: a stake won, one lost)": 17,
+    "taille_lay_card, a draw's second card (settles it: a stake won, one lost)": 16,
     # Alliance
     "deal_call, a call that does not end the auction": 7,
     "deal_call, the call that ends the auction": 8,

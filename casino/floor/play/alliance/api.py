@@ -22,7 +22,7 @@ from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import DEALERS, PIT
 from casino.api.resources import Collection, Filters, Item
-from casino.api.serializers import FieldsOnce, StrictSerializer, reference
+from casino.api.serializers import Answer, FieldsOnce, StrictSerializer, reference
 from casino.errors import DomainError
 from casino.floor.api import Dealers
 from casino.floor.play.alliance import deals, seats
@@ -397,9 +397,12 @@ class DealDetailSerializer(DealSerializer):
 DEALS = Deal.objects.select_related("shift__table", "opened_by", "reglement")
 
 
+_DEAL_ANSWER = Answer(DealDetailSerializer)
+
+
 def _deal(pk: int) -> Any:
     found = DEALS.prefetch_related("calls__by", "plays").select_related("settlement").get(pk=pk)
-    return DealDetailSerializer(found).data
+    return _DEAL_ANSWER(found)
 
 
 class DealOpenInput(StrictSerializer):

@@ -20,7 +20,14 @@ from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import DEALERS, PIT
 from casino.api.resources import Collection, Filters, Item
-from casino.api.serializers import Empty, FieldsOnce, StrictSerializer, amount, reference
+from casino.api.serializers import (
+    Answer,
+    Empty,
+    FieldsOnce,
+    StrictSerializer,
+    amount,
+    reference,
+)
 from casino.floor import services
 from casino.floor.api import Dealers
 from casino.floor.play.pharao import selectors, tailles
@@ -160,9 +167,12 @@ class TailleDetailSerializer(TailleSerializer):
 TAILLES = Taille.objects.select_related("shift__table", "opened_by")
 
 
+_TAILLE_ANSWER = Answer(TailleDetailSerializer)
+
+
 def _taille(pk: int) -> Any:
     found = TAILLES.prefetch_related("draws__settlements", "draws__settled_by").get(pk=pk)
-    return TailleDetailSerializer(found).data
+    return _TAILLE_ANSWER(found)
 
 
 class TailleOpenInput(StrictSerializer):
@@ -268,6 +278,9 @@ def _laid(laid: engine.Laid) -> dict[str, Any]:
     }
 
 
+_LAID_ANSWER = Answer(PharaoLaidSerializer)
+
+
 class TailleCard(APIView):
     """Lay the next card: left for the bank, then right for the players; the second settles the
     draw, the 52nd (the bottom card) ends the taille. A card the pack cannot hold is refused and
@@ -279,7 +292,7 @@ class TailleCard(APIView):
         data = PharaoCardInput(data=request.data)
         data.is_valid(raise_exception=True)
         laid = tailles.taille_lay_card(actor=request.user, taille_id=id, **data.validated_data)
-        return Response(PharaoLaidSerializer(_laid(laid)).data, status=201)
+        return Response(_LAID_ANSWER(_laid(laid)), status=201)
 
 
 # --- stakes and the acts on them ------------------------------------------------------------------
@@ -347,11 +360,14 @@ class PharaoStakeDetailSerializer(PharaoStakeSerializer):
 STAKES = PharaoStake.objects.select_related("holder", "placed_by", "taille")
 
 
+_STAKE_ANSWER = Answer(PharaoStakeDetailSerializer)
+
+
 def _stake(pk: int) -> Any:
     found = STAKES.prefetch_related("acts__by", "acts__approval__approved_by", "settlements").get(
         pk=pk
     )
-    return PharaoStakeDetailSerializer(found).data
+    return _STAKE_ANSWER(found)
 
 
 class PharaoStakeInput(StrictSerializer):

@@ -46,6 +46,7 @@ from casino.floor.services import (
     require_on_duty,
     round_locked,
     stake_accounts,
+    table_accounts,
 )
 from casino.games import errors as engine_errors
 from casino.games import pharao as engine
@@ -278,18 +279,10 @@ _STAKE_BY_REF = Prepared(lambda taille, ref: PharaoStake.objects.filter(taille_i
 _STAKES_WITH_HOLDERS = Prepared(
     lambda taille: PharaoStake.objects.select_related("holder").filter(taille_id=taille)
 )
-_TABLE_ACCOUNTS = Prepared(
-    lambda table: Account.objects.filter(table_id=table).exclude(kind=Account.Kind.SEAT)
-)
 _INSERT_STAKE = PreparedInsert(PharaoStake)
 _INSERT_ACT = PreparedInsert(PharaoStakeAct)
 _INSERT_DRAW = PreparedInsert(PharaoDraw)
-_INSERT_SETTLEMENT = PreparedInsert(PharaoSettlement)
-
-
-def _table_accounts(taille: Taille) -> dict[str, Account]:
-    """The table's layout, bank and prison accounts by kind (``floor.services.table_accounts``)."""
-    return {a.kind: a for a in _TABLE_ACCOUNTS.all(taille.shift.table_id)}
+_INSERT_SETTLEMENTS = PreparedInsert(PharaoSettlement)
 
 
 def _stake(stake_id: int, actor: Any, *posts: Duty.Post, act: str) -> tuple[PharaoStake, Taille]:
@@ -631,7 +624,7 @@ def _record_act(
         put=acted.put,
         returned=line.returned if line is not None else 0,
     )
-    accounts = _table_accounts(taille)
+    accounts = table_accounts(taille.shift.table)
     entries: list[Entry] = []
     if acted.put:
         kind = (
@@ -932,20 +925,22 @@ def _write_lines(
     if not lines:  # a draw on ranks nobody holds: nothing to write, nothing to read for it
         return
     by_id = _stakes_by_id(taille)
-    accounts = _table_accounts(taille)
-    # A row at a time through one prepared INSERT: a draw settles a stake or two, where a bulk
-    # INSERT was compiled afresh at every draw.
-    for s in lines:
-        _INSERT_SETTLEMENT.create(
-            taille=taille,
-            draw=draw,
-            stake=by_id[s.stake],
-            outcome=s.outcome.value,
-            paid=s.paid,
-            returned=s.returned,
-            to_bank=s.to_bank,
-            mark=s.mark,
-        )
+    accounts = table_accounts(taille.shift.table)
+    _INSERT_SETTLEMENTS.insert_all(
+        [
+            PharaoSettlement(
+                taille=taille,
+                draw=draw,
+                stake=by_id[s.stake],
+                outcome=s.outcome.value,
+                paid=s.paid,
+                returned=s.returned,
+                to_bank=s.to_bank,
+                mark=s.mark,
+            )
+            for s in lines
+        ]
+    )
     collections: list[Entry] = []
     payments: list[Entry] = []
     for s in lines:
