@@ -509,7 +509,7 @@ def run() -> None:
     pace = cadence()
     started = time.perf_counter()
     # Numbered clear of the other benches' tables (Pharao 101-104, cercle 201, broker 301-, pit 401,
-    # restart 501-520).
+    # reports 500-, restart 701-720).
     closed = _setup(range(1101, 1101 + TERMINALS), stakes_seed=2026)
     tables = _setup(range(1201, 1201 + TABLES), stakes_seed=2027)
     setup_seconds = time.perf_counter() - started

@@ -188,7 +188,7 @@ def run() -> None:
     from casino.people.tokens import token_issue
     from tests.bench.bench_floor import _play_coup, _setup
 
-    staff, shifts = _setup(tables=TABLES, prefix="restart", first=501)  # clear of the others
+    staff, shifts = _setup(tables=TABLES, prefix="restart", first=701)  # clear of the others
     tables = [shift.table for shift in shifts]
     # The month behind the séances in play: closed before they opened.
     started = time.perf_counter()
