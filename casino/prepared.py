@@ -35,6 +35,11 @@ _PLACEHOLDERS = tuple(-1_987_650_001 - i for i in range(8))
 _TEXT_PLACEHOLDERS = tuple(f"\x1fprepared-value-{i}\x1f" for i in range(8))
 
 
+def quoted_table(model: type[Model]) -> str:
+    """The model's table as a fixed SQL statement names it (the games' record reads)."""
+    return str(connections[USING].ops.quote_name(model._meta.db_table))
+
+
 def _placeholder(position: int, value: Any) -> int | str:
     if isinstance(value, str):
         return _TEXT_PLACEHOLDERS[position]

@@ -45,7 +45,7 @@ from casino.games.cards import Card, card
 from casino.games.errors import AllianceFault, ForeignCard, GameError, IllegalCard
 from casino.i18n import game_message
 from casino.people.services import require_role
-from casino.prepared import PreparedInsert
+from casino.prepared import PreparedInsert, quoted_table
 from shoes.errors import NotACard
 from shoes.models import CardLaid, PackState
 from shoes.services import (
@@ -128,10 +128,6 @@ class MustFollowSuit(DomainError):
 # --- the deal as the engine sees it ---------------------------------------------------------------
 
 
-def _table(model: Any) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
-
-
 # Every act reads the deal's records (``deal_of``): the cards dealt, the calls, the contract and
 # the cards played. One fixed statement, one round trip: as four ORM queries, built and compiled
 # afresh at every act, they were the larger part of an act's CPU (issue 17's profile). Each row
@@ -139,14 +135,14 @@ def _table(model: Any) -> str:
 # test_alliance_records.py`` holds it to the ORM's reading.
 _RECORDS = f"""
 SELECT 0, c.seq, c.card::text
-  FROM {_table(CardLaid)} c
+  FROM {quoted_table(CardLaid)} c
  WHERE c.pack_id = %(pack)s AND c.taille = %(pack_taille)s AND NOT c.burned
 UNION ALL
-SELECT 1, k."index", k.call::text FROM {_table(DealCall)} k WHERE k.deal_id = %(deal)s
+SELECT 1, k."index", k.call::text FROM {quoted_table(DealCall)} k WHERE k.deal_id = %(deal)s
 UNION ALL
-SELECT 2, 0, t.contract::text FROM {_table(DealContract)} t WHERE t.deal_id = %(deal)s
+SELECT 2, 0, t.contract::text FROM {quoted_table(DealContract)} t WHERE t.deal_id = %(deal)s
 UNION ALL
-SELECT 3, p."index", p.card::text FROM {_table(DealPlay)} p WHERE p.deal_id = %(deal)s
+SELECT 3, p."index", p.card::text FROM {quoted_table(DealPlay)} p WHERE p.deal_id = %(deal)s
 ORDER BY 1, 2
 """
 

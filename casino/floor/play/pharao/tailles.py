@@ -57,7 +57,7 @@ from casino.games.reglement import Reglement
 from casino.i18n import game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
-from casino.prepared import Prepared, PreparedInsert
+from casino.prepared import Prepared, PreparedInsert, quoted_table
 from shoes.errors import CardRefused, NotACard
 from shoes.models import CardLaid, PackState
 from shoes.services import (
@@ -187,10 +187,6 @@ def laid_cards(taille: Taille) -> list[str]:
     return cards_laid_in(taille.pack_id, taille.pack_taille)
 
 
-def _table(model: Any) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
-
-
 # Every act reads the taille's records (``deal_of``): its stakes, the acts on them with who
 # approved each, and its cards. One fixed statement, one round trip: as three ORM queries, built
 # and compiled afresh at every act, they cost more than the engine's whole replay (issue 17's
@@ -198,17 +194,17 @@ def _table(model: Any) -> str:
 # approver); ``tests/floor/test_pharao_records.py`` holds it to the ORM's reading.
 _RECORDS = f"""
 SELECT 0, s.id, s.id, s.rank, s.amount, s.draw, NULL
-  FROM {_table(PharaoStake)} s WHERE s.taille_id = %(taille)s
+  FROM {quoted_table(PharaoStake)} s WHERE s.taille_id = %(taille)s
 UNION ALL
 SELECT 1, a.id, a.stake_id, a.act, a.amount, a.draw, u.username
-  FROM {_table(PharaoStakeAct)} a
-  JOIN {_table(PharaoStake)} s ON s.id = a.stake_id
-  LEFT JOIN {_table(PharaoApproval)} p ON p.id = a.approval_id
-  LEFT JOIN {_table(get_user_model())} u ON u.id = p.approved_by_id
+  FROM {quoted_table(PharaoStakeAct)} a
+  JOIN {quoted_table(PharaoStake)} s ON s.id = a.stake_id
+  LEFT JOIN {quoted_table(PharaoApproval)} p ON p.id = a.approval_id
+  LEFT JOIN {quoted_table(get_user_model())} u ON u.id = p.approved_by_id
  WHERE s.taille_id = %(taille)s
 UNION ALL
 SELECT 2, c.seq, NULL, c.card, NULL, NULL, NULL
-  FROM {_table(CardLaid)} c
+  FROM {quoted_table(CardLaid)} c
  WHERE c.pack_id = %(pack)s AND c.taille = %(pack_taille)s AND NOT c.burned
 ORDER BY 1, 2
 """
