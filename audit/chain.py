@@ -25,7 +25,7 @@ from audit.canonical import (
 )
 from audit.models import AuditEvent, ChainHead
 from casino import clock
-from casino.prepared import PreparedInsert
+from casino.prepared import PreparedInsert, prepared_cursor
 
 
 class AuditOutsideTransaction(RuntimeError):
@@ -72,7 +72,7 @@ def audit_record(
             raise ValueError(f"audit {name} {value!r} contains a line break")
     body = canonical_json(payload or {})
 
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         # One writer at a time, until commit (the chain is a total order and never forks), then
         # the last event: one round trip (migration audit 0003).
         cursor.execute("SELECT last_seq, last_hash FROM audit_lock_and_last_event()")

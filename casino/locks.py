@@ -6,10 +6,10 @@ which the application's database role does not hold on them (audit/database_role
 
 from __future__ import annotations
 
-from django.db import connection
+from casino.prepared import prepared_cursor
 
 
 def lock_name(name: str) -> None:
     """Wait until no other transaction holds ``name``; held until this transaction ends."""
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [name])

@@ -65,8 +65,13 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 # (libpq's smallest is 2 s; a stopped server refuses at once). Without it, a request to a
 # database host that does not answer would hang a web worker for the OS's TCP timeout.
 DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", 2, minimum=2)
+# psycopg prepares no statement while this is None (Django's default). The ORM's cursor binds values
+# on the client and never prepares; only casino.prepared.prepared_cursor prepares, at once, so the
+# count itself is never reached.
 for _alias in DATABASES.values():
-    _alias.setdefault("OPTIONS", {})["connect_timeout"] = DATABASE_CONNECT_TIMEOUT
+    _alias.setdefault("OPTIONS", {}).update(
+        connect_timeout=DATABASE_CONNECT_TIMEOUT, prepare_threshold=1_000_000
+    )
 # What a 503 tells the client to wait before it sends the request again (casino/unavailable.py).
 UNAVAILABLE_RETRY_AFTER_SECONDS = env_int("UNAVAILABLE_RETRY_AFTER_SECONDS", 2, minimum=1)
 # In tests the owner alias points at the test database (tests/conftest.py switches the default

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
@@ -29,7 +29,7 @@ from casino.games.errors import IllegalCard
 from casino.i18n import either, game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
-from casino.prepared import Prepared, PreparedInsert
+from casino.prepared import Prepared, PreparedInsert, prepared_cursor
 from shoes.errors import (
     CardRefused,
     CountInvalid,
@@ -616,7 +616,7 @@ def _lay(
     if len(codes) == 1:  # the common case, a card at a time: two small aggregates, not a scan
         # Every card of every game comes through here: a fixed statement, where building and
         # compiling the ORM's aggregate cost more than running it (issue 17's profile).
-        with connection.cursor() as cursor:
+        with prepared_cursor() as cursor:
             cursor.execute(
                 "SELECT max(seq), count(*) FILTER (WHERE card = %s AND taille = %s) "
                 "FROM shoes_cardlaid WHERE pack_id = %s",
@@ -1008,7 +1008,7 @@ def cards_left(pack: Pack) -> tuple[int, list[str]]:
     # Asked at every settlement (is the taille over?): one fixed statement, the taille and the
     # cards out of it counted by the database, where the ORM built and compiled a count and a
     # list of every card laid (issue 17's profile).
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             "SELECT card, count(*) FROM shoes_cardlaid WHERE pack_id = %s AND taille = "
             "(SELECT count(*) FROM shoes_packevent WHERE pack_id = %s AND kind = %s) "

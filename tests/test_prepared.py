@@ -1,22 +1,22 @@
 """``casino.prepared``: a queryset compiled once and run with new values gives what the ORM gives,
 as do a prepared tree (a row and its reverse relations), a prepared INSERT (of one row or many)
 and a prepared UPDATE; an answer's serializer works its fields out once, and one kept serializer
-writes every answer; and ``round_locked``, the table acts' one prepared statement (the round
-locked, the actor's duty)."""
+writes every answer; ``round_locked``, the table acts' one prepared statement (the round
+locked, the actor's duty); and ``prepared_cursor``, whose statements the server prepares once."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Exists, Model, OuterRef, Value
 from django.test.utils import CaptureQueriesContext, isolate_apps
 
 from audit.models import Anomaly, AuditEvent
 from casino.floor.models import Coup, CoupResult, Duty, DutyEnd, Movement
 from casino.floor.services import NotOnDuty, duty_end, round_locked
-from casino.prepared import Prepared, PreparedInsert
+from casino.prepared import Prepared, PreparedInsert, prepared_cursor
 from shoes.models import CardLaid
 from tests.conftest import lay_in_coups
 
@@ -416,3 +416,59 @@ def test_an_insert_refuses_a_model_some_of_whose_columns_the_database_writes():
 
     with pytest.raises(ValueError, match=r"the database writes \['at'\]"):
         PreparedInsert(Stamped)
+
+
+# --- prepared_cursor -----------------------------------------------------------------------------
+
+
+def prepared_here(text: str) -> list[tuple[int, int]]:
+    """The session's prepared statements whose text holds ``text``: their plans run so far
+    (generic, custom), as PostgreSQL counts them."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+            "WHERE strpos(statement, %s) > 0",
+            [text],
+        )
+        return cursor.fetchall()
+
+
+def test_a_statement_is_prepared_once_by_the_server_and_run_again_with_new_values(cast, coup):
+    marker = "prepared-cursor-test"  # a statement no other code sends
+    sql = f'SELECT %s::bigint + 1 AS "{marker}"'
+    with prepared_cursor() as cursor:
+        for value in (1, 2, 3):
+            cursor.execute(sql, [value])
+            assert cursor.fetchone() == (value + 1,)  # each run with its own value
+    ((generic, custom),) = prepared_here(marker)  # one statement in the session, not three
+    assert generic + custom == 3
+    assert prepared_here("no statement holds this text") == []
+
+
+def test_the_acts_statements_are_prepared(cast, coup):
+    """A card laid: its coup's lock, its cards and the audit event go through prepared
+    statements (the test's fixture laid eleven already)."""
+    assert prepared_here('FOR UPDATE OF "floor_coup"') != []
+    assert prepared_here("SELECT card FROM shoes_cardlaid WHERE coup_id = $1") != []
+    assert prepared_here('INSERT INTO "audit_auditevent"') != []
+
+
+def test_a_statement_prepared_in_a_transaction_rolled_back_runs_again(cast, coup):
+    sql = 'SELECT count(*) AS "rolled-back-test" FROM floor_coup WHERE id = %s'
+    with pytest.raises(ZeroDivisionError), transaction.atomic():
+        with prepared_cursor() as cursor:
+            cursor.execute(sql, [coup.pk])
+        1 / 0  # noqa: B018 (the transaction fails after the statement was prepared)
+    with prepared_cursor() as cursor:
+        cursor.execute(sql, [coup.pk])
+        assert cursor.fetchone() == (1,)
+
+
+def test_a_prepared_statement_is_logged_and_counted_as_the_orms_are(cast, coup):
+    with CaptureQueriesContext(connection) as queries:
+        for _ in range(2):  # prepared, then run by its name
+            with prepared_cursor() as cursor:
+                cursor.execute("SELECT id FROM floor_coup WHERE id = %s", [coup.pk])
+    assert [q["sql"] for q in queries.captured_queries] == [
+        "SELECT id FROM floor_coup WHERE id = $1"
+    ] * 2

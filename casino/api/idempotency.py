@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.files import File
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils.translation import gettext as _
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -25,6 +25,7 @@ from casino.api.errors import error_body
 from casino.api.models import IdempotentRequest
 from casino.errors import Conflict, DomainError
 from casino.files import sha256_of
+from casino.prepared import prepared_cursor
 
 HEADER = "Idempotency-Key"
 
@@ -62,7 +63,7 @@ def _claim(user_id: int, key: str, fingerprint: str) -> int | None:
     ``ON CONFLICT DO NOTHING`` waits and decides as a savepoint around a plain INSERT did, in one
     round trip where that took three (issue 17)."""
     table = IdempotentRequest._meta.db_table
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {table} (user_id, key, fingerprint, status, body, created_at) "
             "VALUES (%s, %s, %s, 0, '{}', %s) ON CONFLICT (user_id, key) DO NOTHING RETURNING id",
@@ -77,7 +78,7 @@ def _keep_answer(pk: int, status: int, body: bytes) -> None:
     with the JSON as rendered, where the ORM compiled an UPDATE and the JSON was parsed back to
     be written out again (issue 17's profile)."""
     table = IdempotentRequest._meta.db_table
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             f"UPDATE {table} SET status = %s, body = %s::jsonb WHERE id = %s",
             [status, body.decode(), pk],

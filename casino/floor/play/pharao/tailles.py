@@ -18,7 +18,7 @@ from collections import defaultdict
 from typing import Any, NoReturn
 
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils.translation import gettext as _
 
 from audit.chain import audit_record
@@ -57,7 +57,7 @@ from casino.games.reglement import Reglement
 from casino.i18n import game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
-from casino.prepared import Prepared, PreparedInsert, quoted_table
+from casino.prepared import Prepared, PreparedInsert, prepared_cursor, quoted_table
 from shoes.errors import CardRefused, NotACard
 from shoes.models import CardLaid, PackState
 from shoes.services import (
@@ -218,7 +218,7 @@ def taille_records(
     stakes: dict[int, list[engine.Stake]] = defaultdict(list)
     acts: dict[int, list[engine.Action]] = defaultdict(list)
     cards: list[str] = []
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             _RECORDS,
             {"taille": taille.pk, "pack": taille.pack_id, "pack_taille": taille.pack_taille},

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
@@ -66,7 +66,7 @@ from casino.games.trente_et_quarante import Stake as EngineStake
 from casino.i18n import game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
-from casino.prepared import Prepared, PreparedInsert, PreparedUpdate
+from casino.prepared import Prepared, PreparedInsert, PreparedUpdate, prepared_cursor
 from shoes.errors import CardRefused
 from shoes.models import CardLaid, PackEvent, PackState
 from shoes.services import card_lay, cards_left, packs_at, taille_ends
@@ -438,7 +438,7 @@ def deal_of(coup: Coup, rules: Reglement) -> CoupDeal:
     deal = CoupDeal(rules)
     # Every card and every settlement replays the coup's cards: one fixed statement, where the
     # ORM built and compiled the same values query for each (issue 17's profile).
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             f"SELECT card FROM {CardLaid._meta.db_table} WHERE coup_id = %s ORDER BY seq",
             [coup.pk],
