@@ -19,13 +19,10 @@ from audit.canonical import (
     GENESIS_HASH,
     VERSION,
     canonical_json,
-    event_bytes,
-    event_hash,
-    format_time,
 )
 from audit.models import AuditEvent, ChainHead
 from casino import clock
-from casino.prepared import PreparedInsert, prepared_cursor
+from casino.prepared import prepared_cursor
 
 
 class AuditOutsideTransaction(RuntimeError):
@@ -39,10 +36,6 @@ def _subject_key(subject: models.Model | tuple[str, object] | None) -> tuple[str
         kind, pk = subject
         return kind, str(pk)
     return subject._meta.label_lower, str(subject.pk)
-
-
-# Every act appends here: the INSERT written once (casino/prepared.py).
-_INSERT_EVENT = PreparedInsert(AuditEvent)
 
 
 def audit_record(
@@ -73,39 +66,22 @@ def audit_record(
     body = canonical_json(payload or {})
 
     with prepared_cursor() as cursor:
-        # One writer at a time, until commit (the chain is a total order and never forks), then
-        # the last event: one round trip (migration audit 0003).
-        cursor.execute("SELECT last_seq, last_hash FROM audit_lock_and_last_event()")
-        last_seq, last_hash = cursor.fetchone()
-    prev_seq, prev_hash = (last_seq, last_hash) if last_seq is not None else (0, GENESIS_HASH)
-    seq = prev_seq + 1
-    at = clock.now()
-    digest = event_hash(
-        event_bytes(
-            seq=seq,
-            at=format_time(at),
-            actor_id=actor_id,
-            actor_name=actor_name,
-            action=action,
-            subject_type=subject_type,
-            subject_id=subject_id,
-            prev_hash=prev_hash,
-            payload=body,
+        cursor.execute(
+            _APPEND,
+            {
+                "version": VERSION,
+                "genesis": GENESIS_HASH,
+                "at": clock.now(),
+                "actor_id": actor_id,
+                "actor_name": actor_name,
+                "action": action,
+                "subject_type": subject_type,
+                "subject_id": subject_id,
+                "payload": body,
+            },
         )
-    )
-    event = _INSERT_EVENT.create(
-        seq=seq,
-        at=at,
-        actor_id=actor_id,
-        actor_name=actor_name,
-        action=action,
-        subject_type=subject_type,
-        subject_id=subject_id,
-        payload=body,
-        prev_hash=prev_hash,
-        hash=digest,
-    )
-    return event
+        (row,) = cursor.fetchall()
+    return AuditEvent.from_db("default", _APPENDED, row)
 
 
 @dataclass(frozen=True)
@@ -137,6 +113,28 @@ CANONICAL_BYTES_SQL = """convert_to(concat_ws(E'\\n',
     coalesce(actor_id::text, '-'), actor_name, action,
     coalesce(nullif(subject_type, ''), '-'), coalesce(nullif(subject_id, ''), '-'),
     prev_hash, payload), 'UTF8')"""
+# Every act appends here, in one statement, where the lock and the last event were one round
+# trip and the INSERT another (issue 17): the chain's lock and its last event (migration audit
+# 0003), then the event, its canonical bytes rendered and hashed by PostgreSQL as the verifier
+# renders them. ``event_bytes`` stays the reference (the exported verifier hashes with it); the
+# tests hold both to the same bytes, and verify every chain the tests write.
+_APPENDED = [
+    *("seq", "at", "actor_id", "actor_name", "action", "subject_type", "subject_id"),
+    *("payload", "prev_hash", "hash"),
+]
+_APPEND = f"""
+INSERT INTO audit_auditevent ({", ".join(_APPENDED)})
+SELECT {", ".join(_APPENDED[:-1])}, encode(sha256({CANONICAL_BYTES_SQL}), 'hex')
+FROM (
+    SELECT COALESCE(last_seq, 0) + 1 AS seq, COALESCE(last_hash, %(genesis)s) AS prev_hash,
+        %(at)s::timestamptz AS at, %(actor_id)s::bigint AS actor_id,
+        %(actor_name)s::text AS actor_name, %(action)s::text AS action,
+        %(subject_type)s::text AS subject_type, %(subject_id)s::text AS subject_id,
+        %(payload)s::text AS payload
+    FROM audit_lock_and_last_event()
+) AS event
+RETURNING {", ".join(_APPENDED)}
+"""
 _CANONICAL_SQL = (
     f"SELECT seq, prev_hash, hash, {CANONICAL_BYTES_SQL} FROM audit_auditevent ORDER BY seq"
 )

@@ -450,7 +450,7 @@ def test_the_acts_statements_are_prepared(cast, coup):
     statements (the test's fixture laid eleven already)."""
     assert prepared_here('FOR UPDATE OF "floor_coup"') != []
     assert prepared_here("SELECT card FROM shoes_cardlaid WHERE coup_id = $1") != []
-    assert prepared_here('INSERT INTO "audit_auditevent"') != []
+    assert prepared_here("INSERT INTO audit_auditevent") != []
 
 
 def test_a_statement_prepared_in_a_transaction_rolled_back_runs_again(cast, coup):

@@ -50,6 +50,32 @@ def test_events_are_chained_from_genesis(db):
     assert (head.seq, head.hash) == (3, events[2].hash)
 
 
+def test_an_event_by_a_person_is_hashed_as_the_reference_hashes_it(db):
+    from django.contrib.auth.models import User
+
+    person = User.objects.create(username="croupière-1")
+    with transaction.atomic():
+        event = audit_record(
+            actor=person, action="test.by_a_person", subject=("test.thing", 7), payload={"é": 1}
+        )
+    stored = AuditEvent.objects.get(seq=event.seq)
+    assert (stored.actor_id, stored.actor_name) == (person.pk, "croupière-1")
+    assert stored.hash == event.hash
+    assert event.hash == event_hash(
+        event_bytes(
+            seq=stored.seq,
+            at=format_time(stored.at),
+            actor_id=person.pk,
+            actor_name="croupière-1",
+            action="test.by_a_person",
+            subject_type="test.thing",
+            subject_id="7",
+            prev_hash=stored.prev_hash,
+            payload='{"é":1}',
+        )
+    )
+
+
 def test_audit_record_refuses_to_write_outside_a_transaction(transactional_db):
     with pytest.raises(AuditOutsideTransaction):
         audit_record(actor=None, action="test.loose")
@@ -217,7 +243,7 @@ json_values = st.recursive(
     action=st.from_regex(r"[a-z_.]{1,30}", fullmatch=True),
     subject_id=st.text(alphabet="abc123-", max_size=10),
 )
-def test_postgres_renders_exactly_the_canonical_bytes_the_writer_hashed(
+def test_postgres_renders_and_hashes_exactly_the_canonical_bytes_of_the_reference(
     db, payload, action, subject_id
 ):
     from audit.chain import _rows
@@ -230,7 +256,7 @@ def test_postgres_renders_exactly_the_canonical_bytes_the_writer_hashed(
             payload=payload,
         )
     rendered = {seq: data for seq, _prev, _hash, data in _rows()}[event.seq]
-    assert rendered == event_bytes(
+    reference = event_bytes(
         seq=event.seq,
         at=format_time(event.at),
         actor_id=None,
@@ -241,6 +267,9 @@ def test_postgres_renders_exactly_the_canonical_bytes_the_writer_hashed(
         prev_hash=event.prev_hash,
         payload=event.payload,
     )
+    assert rendered == reference
+    # The writer hashed in PostgreSQL what the exported verifier hashes in Python.
+    assert event.hash == event_hash(reference) == AuditEvent.objects.get(seq=event.seq).hash
     assert verify_chain().ok
 
 

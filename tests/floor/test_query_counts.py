@@ -50,24 +50,24 @@ pytestmark = pytest.mark.django_db
 # its figure here, and only here.
 QUERIES = {
     # Trente-et-Quarante
-    "coup_open": 9,
-    "stake_place, a seat's first stake (its account is made)": 13,
-    "stake_place, a later stake at the same seat": 9,
-    "coup_close_betting": 7,
-    "coup_lay_card, the first card (the coup starts dealing)": 10,
-    "coup_lay_card, a middle card": 9,
-    "coup_lay_card, the last card (the coup is complete)": 10,
-    "coup_settle, a coup with a winning and a losing stake, none in prison": 14,
+    "coup_open": 8,
+    "stake_place, a seat's first stake (its account is made)": 12,
+    "stake_place, a later stake at the same seat": 8,
+    "coup_close_betting": 6,
+    "coup_lay_card, the first card (the coup starts dealing)": 9,
+    "coup_lay_card, a middle card": 8,
+    "coup_lay_card, the last card (the coup is complete)": 9,
+    "coup_settle, a coup with a winning and a losing stake, none in prison": 13,
     # Pharao
-    "pharao_stake_place, a seat's first stake (its account is made)": 14,
-    "pharao_stake_place, a later stake at the same seat": 10,
-    "taille_lay_card, a draw's first card (the bank's)": 9,
-    "taille_lay_card, a draw's second card (settles it: a stake won, one lost)": 16,
+    "pharao_stake_place, a seat's first stake (its account is made)": 13,
+    "pharao_stake_place, a later stake at the same seat": 9,
+    "taille_lay_card, a draw's first card (the bank's)": 8,
+    "taille_lay_card, a draw's second card (settles it: a stake won, one lost)": 14,
     # Alliance
-    "deal_call, a call that does not end the auction": 7,
-    "deal_call, the call that ends the auction": 8,
-    "deal_play, a card in the middle of the deal": 7,
-    "deal_play, the last card (settles the deal)": 22,
+    "deal_call, a call that does not end the auction": 6,
+    "deal_call, the call that ends the auction": 7,
+    "deal_play, a card in the middle of the deal": 6,
+    "deal_play, the last card (settles the deal)": 19,
 }
 
 
