@@ -628,25 +628,33 @@ def _lay(
     else:
         laid = _laid_counts(pack, taille)
         last = pack.cards_laid.order_by("-seq").values_list("seq", flat=True).first() or 0
-    done: list[CardLaid] = []
+    # The cards up to the first foreign one are written in one statement (a cercle's deal is 52
+    # cards: 52 round trips were a tenth of its statements), then that card's refusal.
+    cards: list[CardLaid] = []
+    foreign = None
     for code in codes:
         if laid[code] + 1 > holds[card(code)]:
-            return _foreign(pack, actor, shift, code, laid[code]), done
+            foreign = code
+            break
         last += 1
         laid[code] += 1
-        laid_now = _INSERT_CARD.create(
-            pack=pack,
-            seq=last,
-            taille=taille,
-            card=code,
-            burned=burned_cards,
-            at=clock.now(),
-            actor=actor,
-            shift=shift,
-            coup_id=coup_id,
+        cards.append(
+            CardLaid(
+                pack=pack,
+                seq=last,
+                taille=taille,
+                card=code,
+                burned=burned_cards,
+                at=clock.now(),
+                actor=actor,
+                shift=shift,
+                coup_id=coup_id,
+            )
         )
-        done.append(laid_now)
-    return None, done
+    done = _INSERT_CARD.insert_all(cards)
+    if foreign is None:
+        return None, done
+    return _foreign(pack, actor, shift, foreign, laid[foreign]), done
 
 
 def _foreign(pack: Pack, actor: Any, shift: Shift, code: str, already: int) -> CardRefused:
