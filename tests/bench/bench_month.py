@@ -51,9 +51,11 @@ def _median(fn: Any, runs: int, *, warm: bool = True) -> tuple[float, Any, int]:
     return statistics.median(times), value, len(queries.captured_queries)
 
 
-def _figure(seconds: float, queries: int | None = None, extra: str = "") -> str:
+def _figure(
+    seconds: float, queries: int | None = None, extra: str = "", *, aim: bool = True
+) -> str:
     shown = f"{seconds:,.2f} s" if seconds >= 1 else f"{seconds * 1000:,.0f} ms"
-    parts = [f"{seconds / AIM:.2f}x the 1 s aim"]
+    parts = [f"{seconds / AIM:.2f}x the 1 s aim"] if aim else []
     if queries is not None:
         parts.append(f"{queries} queries")
     if extra:
@@ -247,8 +249,12 @@ def measure(written: Any) -> None:
     rows.append(
         (
             "verify_audit over the month",
+            # Hashing every event's bytes bounds it: its aim is its ratio to bare hashing of the
+            # same bytes (bench audit), not the regulator's reads' 1 s.
             _figure(
-                seconds, extra=f"{verified.events:,} events, {verified.events / seconds:,.0f}/s"
+                seconds,
+                extra=f"{verified.events:,} events, {verified.events / seconds:,.0f}/s",
+                aim=False,
             ),
         )
     )
