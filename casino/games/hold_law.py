@@ -509,7 +509,7 @@ class _Part:
 
 @dataclass(frozen=True)
 class _Cut:
-    """How much mass a product may cut from each of its tails.
+    """How much mass a product may cut from each of its tails (and how many cells it may keep).
 
     A product of ``m`` of the ``coups`` coups cuts at most tail·m / (8·coups·depth) each side,
     ``depth`` the bit length of ``coups``. A law's deficit adds up its factors', times how often
@@ -545,7 +545,7 @@ def _tree(parts: list[_Part], cut: _Cut) -> _Part:
     about the same number of coups."""
     while len(parts) > 1:
         pairs = [_product(a, b, cut) for a, b in zip(parts[::2], parts[1::2], strict=False)]
-        parts = pairs + parts[len(parts) - len(parts) % 2 :]
+        parts = pairs + parts[len(parts) - len(parts) % 2 :]  # an odd one waits a round
     return parts[0]
 
 
