@@ -33,12 +33,14 @@ first coup's law to within the effect of where in the talon it starts.
 
 Exact while it fits: the sum lives on the lattice of the greatest common divisor of the amounts
 the coups can give; while the lattice's cells between the sum's extremes (or ± 9 standard
-deviations) stay under ``MAX_CELLS``, the law is convolved exactly, coup by coup, cutting the
-tails only where their mass is below ``TAIL`` (1e-12 over the whole sum). Amounts in cents rarely
-share a useful divisor: then a coarser lattice, each amount rounded to it, while the rounding
-errors add up to at most ``SLACK`` standard deviations (and coups × cells stays under
-``MAX_WORK``); their bounded sum is read conservatively (the tails a ``slack`` further out), so the
-p-value is never smaller than the exact law's. Otherwise the normal law with the exact mean and
+deviations) stay under ``MAX_CELLS``, the law is convolved exactly (the coups with one law
+together, by squaring, then in a balanced tree, by the FFT where the laws are long: rounding
+errors of the order of 1e-16 of the whole mass in a cell), cutting the tails only where their
+mass is below ``TAIL`` (1e-12 over the whole sum). Amounts in cents rarely share a useful divisor:
+then a coarser lattice, each amount rounded to it, while the rounding errors add up to at most
+``SLACK`` standard deviations (and coups × cells stays under ``MAX_WORK``); their bounded sum is
+read conservatively (the tails a ``slack`` further out), so the p-value is never smaller than the
+exact law's. Otherwise the normal law with the exact mean and
 variance: many independent bounded coups; the Berry–Esseen bound
 (Shevtsova's constant 0.56 for non-identical summands) is given with each normal law, and the
 tests check the normal tail against the exact law on a séance that fits both.
@@ -448,43 +450,139 @@ def sum_law(
 
 def _convolve(laws: list[CoupLaw], step: int, tail: float, max_cells: int) -> SumLaw | None:
     """The laws' convolution on the lattice ``step`` (each amount rounded to it: the errors'
-    sum bound is the law's ``slack``); None when it outgrows ``max_cells``."""
-    cut = tail / (2 * len(laws))  # each side, each coup: the whole sum loses at most ``tail``
-    offset, probs, dropped, slack = 0, np.ones(1), 0.0, 0.0
+    sum bound is the law's ``slack``); None when it outgrows ``max_cells``.
+
+    Coup by coup, each coup cost as many cells as the running law held, and those grow as the
+    square root of the coups: a séance's law grew as n^1.5. So the coups with the same law on
+    the lattice (a séance repeats its stakes) are taken together, that law raised to their
+    number by squaring, and these powers are multiplied in a balanced tree: a product of two
+    laws of many cells goes through the FFT (``_product``). Each product cuts its tails, at most
+    ``_Cut.each_side`` of mass, so that the whole still loses at most ``tail``; the tests hold
+    the result to the coup-by-coup law within that."""
+    groups: dict[tuple[tuple[int, float], ...], int] = {}
+    slack = 0.0
     for law in laws:
-        indices = [round(v / step) for v, _ in law.atoms]
-        slack += max(abs(v - k * step) for (v, _), k in zip(law.atoms, indices, strict=True))
-        low = min(indices)
-        new = np.zeros(len(probs) + max(indices) - low)
-        for (_, p), k in zip(law.atoms, indices, strict=True):
-            new[k - low : k - low + len(probs)] += p * probs
-        offset += low * step
-        front = _cells_within(new, cut)
-        back = _cells_within(new[::-1], cut)
-        if front + back >= len(new):
-            front = back = 0
-        dropped += float(new[:front].sum() + new[len(new) - back :].sum())
-        probs = new[front : len(new) - back]
-        offset += front * step
-        if len(probs) > max_cells:
-            return None
+        cells = tuple((round(v / step), p) for v, p in law.atoms)
+        slack += max(abs(v - k * step) for (v, _), (k, _) in zip(law.atoms, cells, strict=True))
+        groups[cells] = groups.get(cells, 0) + 1
+    cut = _Cut(tail, len(laws), max_cells)
+    try:
+        powers = [_power(_Part.of(cells), count, cut) for cells, count in groups.items()]
+        whole = _tree(powers, cut)
+    except _TooLarge:
+        return None
     return SumLaw(
         0.0,
         0.0,
         len(laws),
         True,
-        offset=offset,
+        offset=whole.offset * step,
         step=step,
-        probs=probs,
-        dropped=dropped,
+        probs=whole.probs,
+        dropped=whole.dropped,
         slack=slack,
     )
+
+
+class _TooLarge(Exception):
+    """A partial law outgrew ``max_cells``: the caller falls back to a coarser lattice."""
+
+
+@dataclass(frozen=True)
+class _Part:
+    """The law of some of the coups: ``probs[i]`` is P(sum = (``offset`` + i) lattice steps),
+    for ``coups`` coups, ``dropped`` the mass cut from its tails so far."""
+
+    offset: int
+    probs: Array
+    coups: int
+    dropped: float = 0.0
+
+    @classmethod
+    def of(cls, cells: Sequence[tuple[int, float]]) -> _Part:
+        low = min(k for k, _ in cells)
+        probs = np.zeros(max(k for k, _ in cells) - low + 1)
+        for k, p in cells:  # two amounts may round to one cell
+            probs[k - low] += p
+        return cls(low, probs, 1)
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """How much mass a product may cut from each of its tails (and how many cells it may keep).
+
+    A product of ``m`` of the ``coups`` coups cuts at most tail·m / (8·coups·depth) each side,
+    ``depth`` the bit length of ``coups``. A law's deficit adds up its factors', times how often
+    each factor is used: raising to the power k, the squares' cuts count at most
+    tail·k / (8·coups) each side in all (the square of 2^j coups is used k / 2^j times, for
+    fewer than ``depth`` squares) and the multiplications into the power as much again; each
+    coup is in fewer than ``depth`` levels of the tree, tail / 8 each side. So the whole loses
+    at most 3/4 of ``tail``."""
+
+    tail: float
+    coups: int
+    max_cells: int
+
+    def each_side(self, coups: int) -> float:
+        return self.tail * coups / (8 * self.coups * self.coups.bit_length())
+
+
+def _power(part: _Part, count: int, cut: _Cut) -> _Part:
+    """``part`` convolved with itself ``count`` times, by squaring."""
+    result: _Part | None = None
+    while count:
+        if count & 1:
+            result = part if result is None else _product(result, part, cut)
+        count >>= 1
+        if count:
+            part = _product(part, part, cut)
+    assert result is not None  # count was at least 1
+    return result
+
+
+def _tree(parts: list[_Part], cut: _Cut) -> _Part:
+    """The product of ``parts``, two by two in rounds, so that every product is of laws of
+    about the same number of coups."""
+    while len(parts) > 1:
+        pairs = [_product(a, b, cut) for a, b in zip(parts[::2], parts[1::2], strict=False)]
+        parts = pairs + parts[len(parts) - len(parts) % 2 :]  # an odd one waits a round
+    return parts[0]
+
+
+DIRECT = 64  # cells of the shorter law up to which a product is direct rather than by FFT
+
+
+def _product(a: _Part, b: _Part, cut: _Cut) -> _Part:
+    """The law of the two parts' sum, its tails cut. Direct when one is short, as a coup's law
+    is: each cell a sum of products, as exact as floating point goes. Else by the FFT, whose
+    rounding is of the order of 1e-16 of the whole mass in every cell (far below what the
+    tails may lose): the few cells it makes negative are set to nought."""
+    if min(len(a.probs), len(b.probs)) <= DIRECT:
+        probs = np.convolve(a.probs, b.probs)
+    else:
+        size = len(a.probs) + len(b.probs) - 1
+        fast = 1 << (size - 1).bit_length()
+        spectrum = np.fft.rfft(a.probs, fast) * np.fft.rfft(b.probs, fast)
+        probs = np.maximum(np.fft.irfft(spectrum, fast)[:size], 0.0)
+    coups = a.coups + b.coups
+    limit = cut.each_side(coups)
+    front = _cells_within(probs, limit)
+    back = _cells_within(probs[::-1], limit)
+    if front + back >= len(probs):
+        front = back = 0
+    lost = float(probs[:front].sum() + probs[len(probs) - back :].sum())
+    probs = probs[front : len(probs) - back]
+    if len(probs) > cut.max_cells:
+        raise _TooLarge
+    # The mass kept is (1 − a's deficit)(1 − b's) less what is cut here.
+    dropped = a.dropped + b.dropped - a.dropped * b.dropped + lost
+    return _Part(a.offset + b.offset + front, probs, coups, dropped)
 
 
 def _cells_within(probs: Array, cut: float, window: int = 64) -> int:
     """How many leading cells hold at most ``cut`` of mass together. The running sum is taken
     over a first window only, where the answer almost always lies: over the whole array, for
-    every coup, it made the séance's law grow faster than its coups. (The window's running sums
+    every product, it made the séance's law grow faster than its coups. (The window's running sums
     are the whole array's first ones, so the answer is the same.)"""
     head = np.cumsum(probs[:window])
     found = int(np.searchsorted(head, cut, side="right"))

@@ -4,8 +4,13 @@ the growth exponent of the part that grows, and the 10,000-coup séance against 
 The séances are filled with copies of one coup played through the services (the report's cost
 depends on the rows, not on how they were written), written by bulk INSERTs a thousand coups at a
 time; each render runs in a fresh process, as on a worker, so that its peak RSS and its CPU time
-are the render's own. The copies share the played coup's time: the séance's coups fall in one
-hour, whose law is the séance's (convolved once, ``detectors.hold.measure``), and every coup
+are the render's own. Each séance is rendered ``ROUNDS`` times (each render rolled back, so that
+the next one renders again), the sizes taken in turn within each round, and each figure is the
+median of its renders: the part that grows is a few tenths of a second at 1,000 coups, as much as
+one render's noise on a loaded machine (the first render of a run, paying cold caches, once took
+longer at 100 coups than the next at 300), and the slope of a single run's logarithms swung by
+half a unit from run to run. The copies share the played coup's time: the séance's coups fall in
+one hour, whose law is the séance's (convolved once, ``detectors.hold.measure``), and every coup
 repeats the same ten stakes (each settled once for the hold, ``games.hold_law.CoupLaws``)."""
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,6 +32,7 @@ AIM_SECONDS = 10.0  # issue 17: a 10,000-coup séance rendered and signed in und
 AIM_EXPONENT = 1.1
 BATCH = 1_000  # coups copied per bulk INSERT
 FIT_FROM = 1_000  # the growth exponent is fitted over the sizes from here up
+ROUNDS = 3  # renders of each séance, interleaved; the figures are their medians
 
 RENDER = """
 import json, resource, sys, time
@@ -36,6 +43,7 @@ from casino.reports.services import report_render
 started, cpu = time.perf_counter(), time.process_time()
 with transaction.atomic():
     done = report_render(version=1, shift=int(sys.argv[1]))
+    transaction.set_rollback(True)  # unrendered again for the next round's render
 print(json.dumps({"seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu,
                   "pages": done.pages,
                   "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
@@ -79,6 +87,11 @@ def _render(shift_id: int, env: dict[str, str]) -> dict[str, float]:
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+def _medians(renders: list[dict[str, float]]) -> dict[str, float]:
+    """Each figure's median over the renders of one séance."""
+    return {key: statistics.median(r[key] for r in renders) for key in renders[0]}
+
+
 def growth_exponent(times: dict[int, float]) -> float | None:
     """The slope of log(t − t₀) against log(n − n₀), least squares, where n₀ is the smallest size
     and t₀ its time: what every render pays once (imports, the exact odds of a sixain, the signing
@@ -115,7 +128,11 @@ def run() -> None:
         "REPORT_TRUST_ROOTS": str(keys["ca"]),
         "DATABASE_URL": os.environ["DATABASE_URL"],
     }
-    measured = {size: _render(shift_id, env) for size, shift_id in shifts.items()}
+    renders: dict[int, list[dict[str, float]]] = {size: [] for size in shifts}
+    for _ in range(ROUNDS):
+        for size, shift_id in shifts.items():
+            renders[size].append(_render(shift_id, env))
+    measured = {size: _medians(done) for size, done in renders.items()}
     with open("/proc/loadavg") as load:
         load_average = load.read().split()[0]
     rows = [
@@ -153,4 +170,8 @@ def run() -> None:
             f"{(large['rss_mib'] - middle['rss_mib']) / 9:.1f} MiB per 1,000 coups",
         ),
     ]
-    report("Signed séance reports: render + sign in a fresh worker-like process", rows)
+    report(
+        "Signed séance reports: render + sign in a fresh worker-like process "
+        f"(medians of {ROUNDS} interleaved renders)",
+        rows,
+    )
