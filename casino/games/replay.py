@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Any
+from typing import Any, NamedTuple
 
 from casino.games.cards import SIXAIN, Card, card
 from casino.games.errors import GameError
@@ -256,38 +256,109 @@ def _on_refait(value: Any, where: str) -> RefaitChoice:
     raise _fail("bad_input", f"{value!r} is not prison, half or move:<chance>", where)
 
 
+def _stake(
+    raw: Any, where: str, rules: Reglement, reached: int, taken: set[str]
+) -> tuple[int, Stake]:
+    """One stake checked field by field, in the page's order: the first fault is named."""
+    fields = _object(raw, where, STAKE_FIELDS)
+    stake_id = _string(_required(fields, "id", where), f"{where}.id")
+    if stake_id in taken:
+        raise _fail("bad_input", f"stake id {stake_id!r} is used twice", f"{where}.id")
+    coup = _integer(_required(fields, "coup", where), f"{where}.coup", minimum=1)
+    if coup > reached:
+        raise _fail(
+            "bad_input",
+            f"stake {stake_id} is on coup {coup}, but this talon reaches {reached} coups",
+            f"{where}.coup",
+        )
+    chance = _chance(_required(fields, "chance", where), f"{where}.chance")
+    amount = _integer(_required(fields, "amount", where), f"{where}.amount", minimum=1)
+    insured = fields.get("insured", False)
+    if not isinstance(insured, bool):
+        raise _fail("bad_input", f"{insured!r} is not true or false", f"{where}.insured")
+    on_refait = (
+        _on_refait(fields["on_refait"], f"{where}.on_refait") if "on_refait" in fields else None
+    )
+    stake = Stake(stake_id, chance, amount, insured, on_refait)
+    try:
+        check_stake(stake, rules)
+    except GameError as exc:
+        raise _from_engine("bad_stake", exc, f"{where}.{exc.where or 'amount'}") from None
+    return coup, stake
+
+
+# What ``_stake`` accepts, in a form read at once.
+STAKE_KEYS = frozenset(STAKE_FIELDS)
+REFAIT_CHOICES: dict[str, RefaitChoice] = {
+    "prison": "prison",
+    "half": "half",
+    **{f"move:{c.value}": ("move", c) for c in Chance},
+}
+
+
+class _Accepts(NamedTuple):
+    """The amounts a règlement accepts on a stake (``check_stake``), worked out once a document."""
+
+    lowest: int
+    highest: int | None
+    insured_from: int | None  # None: no insurance
+
+    @classmethod
+    def of(cls, rules: Reglement) -> _Accepts:
+        return cls(
+            max(1, rules.min_stake or 1),
+            rules.max_stake,
+            rules.insurance_min_stake if rules.insurance else None,
+        )
+
+
+def _well_formed_stake(
+    raw: Any, accepts: _Accepts, reached: int, taken: set[str]
+) -> tuple[int, Stake] | None:
+    """The stake of an entry with nothing wrong, checked in one go; None when anything is amiss
+    (or merely unusual, a type JSON does not make): ``_stake`` then reads it field by field and
+    names the first fault. A sixain holds hundreds of stakes: this is most of the replay's check.
+    """
+    if type(raw) is not dict or not STAKE_KEYS.issuperset(raw):
+        return None
+    stake_id, coup, chance, amount = (
+        raw.get("id"),
+        raw.get("coup"),
+        raw.get("chance"),
+        raw.get("amount"),
+    )
+    insured, on_refait = raw.get("insured", False), raw.get("on_refait")
+    choice = REFAIT_CHOICES.get(on_refait) if type(on_refait) is str else None
+    if (
+        type(stake_id) is str
+        and stake_id
+        and stake_id not in taken
+        and type(coup) is int
+        and 1 <= coup <= reached
+        and type(chance) is str
+        and chance in CHANCES
+        and type(amount) is int
+        and accepts.lowest <= amount
+        and (accepts.highest is None or amount <= accepts.highest)
+        and type(insured) is bool
+        and (not insured or (accepts.insured_from is not None and amount >= accepts.insured_from))
+        and (choice is not None or "on_refait" not in raw)
+    ):
+        return coup, Stake(stake_id, CHANCES[chance], amount, insured, choice)
+    return None
+
+
 def _stakes(value: Any, rules: Reglement, reached: int, taken: set[str]) -> list[tuple[int, Stake]]:
     if not isinstance(value, list):
         raise _fail("bad_input", "stakes is a list", "stakes")
+    accepts = _Accepts.of(rules)
     stakes: list[tuple[int, Stake]] = []
     for index, raw in enumerate(value):
-        where = f"stakes[{index}]"
-        fields = _object(raw, where, STAKE_FIELDS)
-        stake_id = _string(_required(fields, "id", where), f"{where}.id")
-        if stake_id in taken:
-            raise _fail("bad_input", f"stake id {stake_id!r} is used twice", f"{where}.id")
-        taken.add(stake_id)
-        coup = _integer(_required(fields, "coup", where), f"{where}.coup", minimum=1)
-        if coup > reached:
-            raise _fail(
-                "bad_input",
-                f"stake {stake_id} is on coup {coup}, but this talon reaches {reached} coups",
-                f"{where}.coup",
-            )
-        chance = _chance(_required(fields, "chance", where), f"{where}.chance")
-        amount = _integer(_required(fields, "amount", where), f"{where}.amount", minimum=1)
-        insured = fields.get("insured", False)
-        if not isinstance(insured, bool):
-            raise _fail("bad_input", f"{insured!r} is not true or false", f"{where}.insured")
-        on_refait = (
-            _on_refait(fields["on_refait"], f"{where}.on_refait") if "on_refait" in fields else None
+        read = _well_formed_stake(raw, accepts, reached, taken) or _stake(
+            raw, f"stakes[{index}]", rules, reached, taken
         )
-        stake = Stake(stake_id, chance, amount, insured, on_refait)
-        try:
-            check_stake(stake, rules)
-        except GameError as exc:
-            raise _from_engine("bad_stake", exc, f"{where}.{exc.where or 'amount'}") from None
-        stakes.append((coup, stake))
+        taken.add(read[1].id)
+        stakes.append(read)
     return stakes
 
 
@@ -313,7 +384,7 @@ def replay(document: Any) -> dict[str, Any]:
     by_coup: dict[int, list[Stake]] = defaultdict(list)
     for coup, stake in stakes:
         by_coup[coup].append(stake)
-    taille = settle_talon(dealt, by_coup, rules, prison=prison)
+    taille = settle_talon(dealt, by_coup, rules, prison=prison, checked=True)
     # Settlements list carried prisoners first (in the order given), then the stakes' order.
     order = {p.stake: index - len(prison) for index, p in enumerate(prison)}
     order.update({stake.id: index for index, (_, stake) in enumerate(stakes)})

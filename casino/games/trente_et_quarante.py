@@ -443,12 +443,14 @@ def settle(
     stakes: Sequence[Stake],
     prison: Sequence[Prisoner],
     reglement: Reglement,
+    checked: bool = False,
 ) -> CoupSettlement:
     """Settle a coup: the prisoners it began with, then the stakes placed on it.
 
     A void coup returns every stake and charges no premium; prisoners stay as they were (1.3).
     Money moves in the order of 1.2.9 (losers collected, then winners paid); that order is the
-    ledger's business, the amounts are decided here.
+    ledger's business, the amounts are decided here. Each stake is refused as ``check_stake``
+    refuses it, unless ``checked`` says the caller has already done so.
     """
     settlements: list[Settlement] = []
     new_prison: list[Prisoner] = []
@@ -466,7 +468,8 @@ def settle(
         if kept is not None:
             new_prison.append(kept)
     for s in stakes:
-        check_stake(s, reglement)
+        if not checked:
+            check_stake(s, reglement)
         if void:
             settlements.append(Settlement(s.id, Outcome.VOID, returned=s.amount, chance=s.chance))
             continue
@@ -656,9 +659,11 @@ def settle_talon(
     reglement: Reglement,
     *,
     prison: Sequence[Prisoner] = (),
+    checked: bool = False,
 ) -> Taille:
     """Settle the coups of a dealt talon, prisoners carried from coup to coup, then the end of the
-    taille (1.4). Stakes for coups that are never dealt are the caller's to refuse."""
+    taille (1.4). Stakes for coups that are never dealt are the caller's to refuse; ``checked``
+    says the caller has refused those ``check_stake`` refuses (the replay, as it reads them)."""
     current_prison = tuple(prison)
     coups: list[CoupRecord] = []
     for coup in dealt.coups:
@@ -668,6 +673,7 @@ def settle_talon(
             stakes=stakes_by_coup.get(coup.number, ()),
             prison=current_prison,
             reglement=reglement,
+            checked=checked,
         )
         current_prison = settled.prison
         coups.append(
