@@ -25,16 +25,22 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from itertools import pairwise
+from operator import attrgetter
+from typing import Any, NamedTuple, TypeVar
 
 from casino.games.cards import SIXAIN, Card, card
 from casino.games.errors import GameError
 from casino.games.reglement import Reglement, reglement
 from casino.games.trente_et_quarante import (
     Chance,
+    Couleur,
     CoupRecord,
+    Outcome,
     Prisoner,
     RefaitChoice,
+    Result,
     Settlement,
     Stake,
     Taille,
@@ -385,20 +391,43 @@ def replay(document: Any) -> dict[str, Any]:
     for coup, stake in stakes:
         by_coup[coup].append(stake)
     taille = settle_talon(dealt, by_coup, rules, prison=prison, checked=True)
-    # Settlements list carried prisoners first (in the order given), then the stakes' order.
+    return render(taille, _order(prison, stakes))
+
+
+def _order(prison: list[Prisoner], stakes: list[tuple[int, Stake]]) -> dict[str, int] | None:
+    """The rank of each stake in the output's lists: carried prisoners first (in the order
+    given), then the stakes in the order given. ``None`` when the stakes are given coup by coup,
+    as every recorded talon lists them: the engine's records then list them so already (each coup
+    its prisoners, in the order they went in, then its own stakes), and nothing is sorted."""
+    if all(earlier[0] <= later[0] for earlier, later in pairwise(stakes)):
+        return None
     order = {p.stake: index - len(prison) for index, p in enumerate(prison)}
     order.update({stake.id: index for index, (_, stake) in enumerate(stakes)})
-    return render(taille, order)
+    return order
 
 
 # --- the output ---------------------------------------------------------------------------------
+
+# The words of the engine's values, looked up by identity: ``member.value`` is a Python-level
+# property (80 ns), and the replay writes one a settlement.
+OUTCOMES: dict[Outcome, str] = {o: o.value for o in Outcome}
+RESULTS: dict[Result, str] = {r: r.value for r in Result}
+COULEURS: dict[Couleur | None, str | None] = {None: None, **{c: c.value for c in Couleur}}
+_code = attrgetter("code")  # a card's code, fetched in C
+
+_Record = TypeVar("_Record", Settlement, Prisoner)
+
+
+def _in_order(records: tuple[_Record, ...], order: dict[str, int] | None) -> Sequence[_Record]:
+    """``records`` in the order the stakes were given (``None``: they already are)."""
+    return records if order is None else sorted(records, key=lambda r: order[r.stake])
 
 
 def settlement_json(s: Settlement) -> dict[str, Any]:
     """A settlement as REPLAY.md writes it."""
     return {
         "stake": s.stake,
-        "outcome": s.outcome.value,
+        "outcome": OUTCOMES[s.outcome],
         "paid": s.paid,
         "returned": s.returned,
         "to_bank": s.to_bank,
@@ -408,16 +437,15 @@ def settlement_json(s: Settlement) -> dict[str, Any]:
     }
 
 
-def _coup(record: CoupRecord, order: dict[str, int]) -> dict[str, Any]:
+def _coup(record: CoupRecord, order: dict[str, int] | None) -> dict[str, Any]:
     outcome = record.outcome
     announcement = outcome.announcement
-    settlements = sorted(record.settlements, key=lambda s: order[s.stake])
     return {
         "number": record.number,
-        "noir": {"cards": [c.code for c in outcome.noir.cards], "total": outcome.noir.total},
-        "rouge": {"cards": [c.code for c in outcome.rouge.cards], "total": outcome.rouge.total},
-        "result": outcome.result.value,
-        "couleur": outcome.couleur.value if outcome.couleur else None,
+        "noir": {"cards": list(map(_code, outcome.noir.cards)), "total": outcome.noir.total},
+        "rouge": {"cards": list(map(_code, outcome.rouge.cards)), "total": outcome.rouge.total},
+        "result": RESULTS[outcome.result],
+        "couleur": COULEURS[outcome.couleur],
         "void": record.void,
         "last": record.last,
         "announcement": {
@@ -425,7 +453,7 @@ def _coup(record: CoupRecord, order: dict[str, int]) -> dict[str, Any]:
             "rouge": announcement.rouge,
             "result": announcement.result,
         },
-        "settlements": [settlement_json(s) for s in settlements],
+        "settlements": list(map(settlement_json, _in_order(record.settlements, order))),
     }
 
 
@@ -433,15 +461,15 @@ def _prisoner(p: Prisoner) -> dict[str, Any]:
     return {"stake": p.stake, "chance": p.chance.value, "held": p.held, "level": p.level}
 
 
-def render(taille: Taille, order: dict[str, int]) -> dict[str, Any]:
-    """The output document; ``end.settlements`` is always there (empty unless refunds)."""
+def render(taille: Taille, order: dict[str, int] | None) -> dict[str, Any]:
+    """The output document; ``end.settlements`` is always there (empty unless refunds).
+    ``order`` ranks the stakes as they were given (``None``: the engine's records already
+    list them so)."""
     end: dict[str, Any] = {
         "reason": taille.end.reason.value,
         "cards_left": taille.end.cards_left,
         "points_left": taille.end.points_left,
-        "prison": [_prisoner(p) for p in sorted(taille.end.prison, key=lambda p: order[p.stake])],
-        "settlements": [
-            settlement_json(s) for s in sorted(taille.end.settlements, key=lambda s: order[s.stake])
-        ],
+        "prison": [_prisoner(p) for p in _in_order(taille.end.prison, order)],
+        "settlements": [settlement_json(s) for s in _in_order(taille.end.settlements, order)],
     }
     return {"coups": [_coup(c, order) for c in taille.coups], "end": end}

@@ -38,6 +38,8 @@ class Chance(Enum):
 
 
 class Result(Enum):
+    __hash__ = object.__hash__  # as Chance's: the replay looks up the word of each coup's result
+
     NOIR = "noir"
     ROUGE = "rouge"
     APRES = "apres"
@@ -46,11 +48,15 @@ class Result(Enum):
 
 
 class Couleur(Enum):
+    __hash__ = object.__hash__  # as Result's
+
     COULEUR = "couleur"
     INVERSE = "inverse"
 
 
 class Outcome(Enum):
+    __hash__ = object.__hash__  # as Result's: and of each settlement's outcome
+
     WON = "won"
     LOST = "lost"
     PUSH = "push"

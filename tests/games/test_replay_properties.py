@@ -254,3 +254,18 @@ def test_a_stake_read_at_once_is_the_stake_read_field_by_field(entry, spec, take
     else:
         # Every entry a JSON document can hold that the fields accept is read at once.
         assert at_once == by_field
+
+
+@settings(max_examples=150, deadline=None)
+@given(document=documents(), coup_by_coup=st.booleans())
+def test_settlements_are_listed_in_the_order_the_stakes_are_given(document, coup_by_coup):
+    if coup_by_coup:  # as recorded talons list them
+        document["stakes"].sort(key=lambda s: s["coup"])
+    given = [p["stake"] for p in document["prison"]] + [s["id"] for s in document["stakes"]]
+    rank = {stake: index for index, stake in enumerate(given)}
+    output = replay(document)
+    listed = [coup["settlements"] for coup in output["coups"]]
+    listed += [output["end"]["settlements"], output["end"]["prison"]]
+    for records in listed:
+        ranks = [rank[record["stake"]] for record in records]
+        assert ranks == sorted(ranks)
