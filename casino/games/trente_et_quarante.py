@@ -119,8 +119,9 @@ class Row(NamedTuple):
 
     @property
     def word(self) -> str | None:
-        """The tailleur's word for the row: its points over 30, ``quarante`` for 40."""
-        return ROW_WORDS.get(self.total) if self.closed else None
+        """The tailleur's word for the row: its points over 30, ``quarante`` for 40; None for a
+        row not closed (its total, 30 at most, has no word)."""
+        return ROW_WORDS.get(self.total)
 
     def plus(self, c: Card, value: int) -> Row:
         return Row((*self.cards, c), self.total + value)
@@ -143,34 +144,50 @@ class CoupOutcome(NamedTuple):
     @property
     def announcement(self) -> Announcement:
         """The tailleur's words, always phrased on rouge (1.2.8)."""
-        phrase: str | None
-        if self.result is Result.ROUGE:
-            phrase = (
-                "rouge gagne et couleur"
-                if self.couleur is Couleur.COULEUR
-                else "rouge gagne, couleur perd"
-            )
-        elif self.result is Result.NOIR:
-            phrase = (
-                "rouge perd, couleur gagne"
-                if self.couleur is Couleur.COULEUR
-                else "rouge perd et couleur"
-            )
-        elif self.result is Result.APRES:
-            phrase = "après"
-        elif self.result is Result.REFAIT:
-            phrase = "refait"
-        else:
-            phrase = None
-        return Announcement(self.noir.word, self.rouge.word, phrase)
+        return Announcement(self.noir.word, self.rouge.word, _PHRASES[self.result, self.couleur])
 
     def chance(self, chance: Chance) -> ChanceResult:
         """What this coup means for a stake on ``chance``."""
-        if self.couleur is None:  # no row won: a refait, an après or a coup cut short
-            return "refait" if self.result is Result.REFAIT else "push"
-        row_won = Chance.NOIR if self.result is Result.NOIR else Chance.ROUGE
-        couleur_won = Chance.COULEUR if self.couleur is Couleur.COULEUR else Chance.INVERSE
-        return "win" if chance is row_won or chance is couleur_won else "lose"
+        return self.meanings[chance]
+
+    @property
+    def meanings(self) -> Mapping[Chance, ChanceResult]:
+        """What this coup means for a stake on each chance: looked up by result and couleur,
+        as settling a coup asks it of every stake."""
+        return _MEANINGS[self.result, self.couleur]
+
+
+def _phrase(result: Result, couleur: Couleur | None) -> str | None:
+    if result is Result.ROUGE:
+        return (
+            "rouge gagne et couleur" if couleur is Couleur.COULEUR else "rouge gagne, couleur perd"
+        )
+    if result is Result.NOIR:
+        return (
+            "rouge perd, couleur gagne" if couleur is Couleur.COULEUR else "rouge perd et couleur"
+        )
+    if result is Result.APRES:
+        return "après"
+    if result is Result.REFAIT:
+        return "refait"
+    return None
+
+
+def _meaning(result: Result, couleur: Couleur | None, chance: Chance) -> ChanceResult:
+    if couleur is None:  # no row won: a refait, an après or a coup cut short
+        return "refait" if result is Result.REFAIT else "push"
+    row_won = Chance.NOIR if result is Result.NOIR else Chance.ROUGE
+    couleur_won = Chance.COULEUR if couleur is Couleur.COULEUR else Chance.INVERSE
+    return "win" if chance is row_won or chance is couleur_won else "lose"
+
+
+# The phrase and the meanings of each result and couleur, worked out once: the replay asks the
+# phrase of every coup, settling the meaning of every stake.
+_OUTCOMES = [(result, couleur) for result in Result for couleur in (*Couleur, None)]
+_PHRASES = {outcome: _phrase(*outcome) for outcome in _OUTCOMES}
+_MEANINGS = {
+    outcome: {chance: _meaning(*outcome, chance) for chance in Chance} for outcome in _OUTCOMES
+}
 
 
 def decide(noir: Row, rouge: Row) -> CoupOutcome:
@@ -400,12 +417,12 @@ def _settle_prisoner(
 
 def _settle_stake(
     s: Stake,
-    outcome: CoupOutcome,
+    result: ChanceResult,
     reglement: Reglement,
 ) -> tuple[Settlement, Prisoner | None]:
-    """One coup for a stake placed on it (1.2.9, 1.4, 1.5)."""
+    """One coup for a stake placed on it (1.2.9, 1.4, 1.5), ``result`` what the coup means for
+    its chance."""
     premium = premium_of(s, reglement)
-    result = outcome.chance(s.chance)
     if result == "refait" and s.insured:
         result = "push"  # an insured stake is not affected by a refait (1.5)
     if result == "win":
@@ -460,6 +477,7 @@ def settle(
     """
     settlements: list[Settlement] = []
     new_prison: list[Prisoner] = []
+    meanings = outcome.meanings
     for p in prison:
         if void:
             settlements.append(
@@ -469,7 +487,7 @@ def settle(
             )
             new_prison.append(p)
             continue
-        settled, kept = _settle_prisoner(p, outcome.chance(p.chance), reglement)
+        settled, kept = _settle_prisoner(p, meanings[p.chance], reglement)
         settlements.append(settled)
         if kept is not None:
             new_prison.append(kept)
@@ -479,7 +497,7 @@ def settle(
         if void:
             settlements.append(Settlement(s.id, Outcome.VOID, returned=s.amount, chance=s.chance))
             continue
-        settled, kept = _settle_stake(s, outcome, reglement)
+        settled, kept = _settle_stake(s, meanings[s.chance], reglement)
         settlements.append(settled)
         if kept is not None:
             new_prison.append(kept)
