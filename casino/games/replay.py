@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from itertools import pairwise
 from operator import attrgetter
 from typing import Any, NamedTuple, TypeVar
@@ -263,7 +263,7 @@ def _on_refait(value: Any, where: str) -> RefaitChoice:
 
 
 def _stake(
-    raw: Any, where: str, rules: Reglement, reached: int, taken: set[str]
+    raw: Any, where: str, rules: Reglement, reached: int, taken: Container[str]
 ) -> tuple[int, Stake]:
     """One stake checked field by field, in the page's order: the first fault is named."""
     fields = _object(raw, where, STAKE_FIELDS)
@@ -319,7 +319,7 @@ class _Accepts(NamedTuple):
 
 
 def _well_formed_stake(
-    raw: Any, accepts: _Accepts, reached: int, taken: set[str]
+    raw: Any, accepts: _Accepts, reached: int, taken: Container[str]
 ) -> tuple[int, Stake] | None:
     """The stake of an entry with nothing wrong, checked in one go; None when anything is amiss
     (or merely unusual, a type JSON does not make): ``_stake`` then reads it field by field and
@@ -354,18 +354,22 @@ def _well_formed_stake(
     return None
 
 
-def _stakes(value: Any, rules: Reglement, reached: int, taken: set[str]) -> list[tuple[int, Stake]]:
+def _stakes(
+    value: Any, rules: Reglement, reached: int, given: dict[str, int]
+) -> dict[int, list[Stake]]:
+    """The stakes by coup, each coup's in the order given. ``given`` holds the ids taken before
+    (the carried prisoners'); each stake's id is added to it, with its coup."""
     if not isinstance(value, list):
         raise _fail("bad_input", "stakes is a list", "stakes")
     accepts = _Accepts.of(rules)
-    stakes: list[tuple[int, Stake]] = []
+    by_coup: dict[int, list[Stake]] = defaultdict(list)
     for index, raw in enumerate(value):
-        read = _well_formed_stake(raw, accepts, reached, taken) or _stake(
-            raw, f"stakes[{index}]", rules, reached, taken
+        coup, stake = _well_formed_stake(raw, accepts, reached, given) or _stake(
+            raw, f"stakes[{index}]", rules, reached, given
         )
-        taken.add(read[1].id)
-        stakes.append(read)
-    return stakes
+        given[stake.id] = coup
+        by_coup[coup].append(stake)
+    return by_coup
 
 
 def replay(document: Any) -> dict[str, Any]:
@@ -386,24 +390,21 @@ def replay(document: Any) -> dict[str, Any]:
     # The cards are dealt once: how many coups they reach bounds the stakes, which are then settled
     # on those same coups (stakes change neither).
     dealt = deal_talon(cards, rules, composition=None)
-    stakes = _stakes(top.get("stakes", []), rules, len(dealt.coups), {p.stake for p in prison})
-    by_coup: dict[int, list[Stake]] = defaultdict(list)
-    for coup, stake in stakes:
-        by_coup[coup].append(stake)
+    # Every stake id in the order given, with its coup (0: a carried prisoner).
+    given = dict.fromkeys((p.stake for p in prison), 0)
+    by_coup = _stakes(top.get("stakes", []), rules, len(dealt.coups), given)
     taille = settle_talon(dealt, by_coup, rules, prison=prison, checked=True)
-    return render(taille, _order(prison, stakes))
+    return render(taille, _order(given))
 
 
-def _order(prison: list[Prisoner], stakes: list[tuple[int, Stake]]) -> dict[str, int] | None:
-    """The rank of each stake in the output's lists: carried prisoners first (in the order
-    given), then the stakes in the order given. ``None`` when the stakes are given coup by coup,
-    as every recorded talon lists them: the engine's records then list them so already (each coup
-    its prisoners, in the order they went in, then its own stakes), and nothing is sorted."""
-    if all(earlier[0] <= later[0] for earlier, later in pairwise(stakes)):
+def _order(given: dict[str, int]) -> dict[str, int] | None:
+    """The rank of each stake in the output's lists: carried prisoners first, then the stakes,
+    each in the order ``given``. ``None`` when the stakes are given coup by coup, as every recorded
+    talon lists them: the engine's records then list them so already (each coup its prisoners,
+    in the order they went in, then its own stakes), and nothing is sorted."""
+    if all(earlier <= later for earlier, later in pairwise(given.values())):
         return None
-    order = {p.stake: index - len(prison) for index, p in enumerate(prison)}
-    order.update({stake.id: index for index, (_, stake) in enumerate(stakes)})
-    return order
+    return {stake_id: rank for rank, stake_id in enumerate(given)}
 
 
 # --- the output ---------------------------------------------------------------------------------
