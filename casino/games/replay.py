@@ -89,18 +89,16 @@ class _Repeated(dict[str, Any]):
     key: str = ""
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen = dict(pairs)
-    if len(seen) == len(pairs):
-        return seen
-    seen = {}
-    for key, value in pairs:
+def _repeated(pairs: list[tuple[str, Any]]) -> _Repeated:
+    """The object of ``pairs``, in which a key came twice, marked with the first such key."""
+    repeated = _Repeated(pairs)
+    seen = set()
+    for key, _ in pairs:
         if key in seen:
-            repeated = _Repeated(pairs)
             repeated.key = key
-            return repeated
-        seen[key] = value
-    return seen
+            break
+        seen.add(key)
+    return repeated
 
 
 def _repeated_key(value: Any, where: str = "") -> str | None:
@@ -134,8 +132,9 @@ def parse(text: str | bytes) -> Any:
     marked: list[_Repeated] = []  # only a document holding a repeated key is walked for it
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        found = _pairs(items)
-        if isinstance(found, _Repeated):
+        found = dict(items)
+        if len(found) < len(items):  # a key came twice
+            found = _repeated(items)
             marked.append(found)
         return found
 
