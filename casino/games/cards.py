@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
 from operator import attrgetter
+from typing import Any, cast
 
 from casino.games.errors import ForeignCard, IllegalCard, IllegalRank, gettext_noop
 
@@ -139,6 +140,21 @@ _code = attrgetter("code")  # a card's code, fetched in C
 
 ONE_PACK: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
 _BY_CODE = {str(c): c for c in ONE_PACK}
+
+
+def cards_of_codes(codes: Iterable[Any]) -> list[Card] | None:
+    """The cards of ``codes`` when each is a card's code as records write it (``KS``, ``TH``),
+    looked up at once (a replayed sixain is 312 of them); None otherwise, when ``card`` is to
+    read them one by one and name the fault.
+
+    >>> [str(c) for c in cards_of_codes(["KS", "TH"])], cards_of_codes(["KS", "10H"])
+    (['KS', 'TH'], None)
+    """
+    try:
+        found = list(map(_BY_CODE.get, codes))
+    except TypeError:  # a value that cannot be a key (a list, an object): not a code
+        return None
+    return cast(list[Card], found) if all(found) else None
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Container
 from typing import Any
 
-from casino.games.cards import RANKS, Card, card, rank
+from casino.games.cards import RANKS, Card, rank
 from casino.games.errors import GameError
 from casino.games.pharao import (
     Act,
@@ -40,7 +40,16 @@ from casino.games.pharao import (
     settlement_dict,
 )
 from casino.games.reglement import Reglement
-from casino.games.replay import _fail, _from_engine, _integer, _object, _required, _rules, _string
+from casino.games.replay import (
+    _codes,
+    _fail,
+    _from_engine,
+    _integer,
+    _object,
+    _required,
+    _rules,
+    _string,
+)
 
 GAME = "pharao"
 FIELDS = ("game", "reglement", "cards", "stakes", "actions")
@@ -54,12 +63,7 @@ DRAWS = 26
 def _cards(value: Any) -> list[Card]:
     if not isinstance(value, list):
         raise _fail("bad_input", "cards is a list of the 52 card codes", "cards")
-    cards = []
-    for index, code in enumerate(value):
-        try:
-            cards.append(card(code))
-        except GameError as exc:
-            raise _from_engine("bad_card", exc, f"cards[{index}]") from None
+    cards = _codes(value)
     try:
         check_pack(cards)
     except GameError as exc:

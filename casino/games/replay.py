@@ -30,7 +30,7 @@ from itertools import pairwise
 from operator import attrgetter
 from typing import Any, NamedTuple, TypeVar
 
-from casino.games.cards import SIXAIN, Card, card
+from casino.games.cards import SIXAIN, Card, card, cards_of_codes
 from casino.games.errors import GameError
 from casino.games.reglement import Reglement, reglement
 from casino.games.trente_et_quarante import (
@@ -215,16 +215,27 @@ def _rules(value: Any) -> Reglement:
         raise _from_engine("bad_reglement", exc, exc.where or "reglement") from None
 
 
+def _card(value: Any, where: str) -> Card:
+    try:
+        return card(value)
+    except GameError as exc:
+        raise _from_engine("bad_card", exc, where) from None
+
+
+def _codes(value: list[Any]) -> list[Card]:
+    """The cards of the codes of ``cards``: looked up at once, or read one by one to name the
+    first that is not a card (``bad_card``)."""
+    cards = cards_of_codes(value)
+    if cards is None:  # a code written otherwise (10H, ks), or not a code
+        cards = [_card(code, f"cards[{index}]") for index, code in enumerate(value)]
+    return cards
+
+
 def _cards(value: Any) -> list[Card]:
     """Codes first (``bad_card``), then a seventh copy of a card at its index (``bad_pack``)."""
     if not isinstance(value, list):
         raise _fail("bad_input", "cards is a list of card codes", "cards")
-    cards = []
-    for index, code in enumerate(value):
-        try:
-            cards.append(card(code))
-        except GameError as exc:
-            raise _from_engine("bad_card", exc, f"cards[{index}]") from None
+    cards = _codes(value)
     try:
         SIXAIN.check_contains(cards)
     except GameError as exc:
