@@ -337,12 +337,8 @@ def _well_formed_stake(
     """
     if type(raw) is not dict or not STAKE_KEYS.issuperset(raw):
         return None
-    stake_id, coup, chance, amount = (
-        raw.get("id"),
-        raw.get("coup"),
-        raw.get("chance"),
-        raw.get("amount"),
-    )
+    stake_id, coup = raw.get("id"), raw.get("coup")
+    chance, amount = raw.get("chance"), raw.get("amount")
     insured, on_refait = raw.get("insured", False), raw.get("on_refait")
     choice = REFAIT_CHOICES.get(on_refait) if type(on_refait) is str else None
     if (
