@@ -217,6 +217,10 @@ def check_whole_pack(cards: Sequence[Card], *, repeated: str, count: str) -> Non
     """A whole single pack (Pharao's taille, Alliance's deal): 52 distinct cards. ``ForeignCard``
     names the first repeated card at its later index (message ``repeated``, with ``%(card)s``),
     then a count other than 52 (``count``, with ``%(count)s``): each game says it in its words."""
+    # Counted at once first, by code (hashed in C, where a Card's hash is a Python call); walked
+    # card by card only to name the fault.
+    if len(cards) == len(ONE_PACK) and len(set(map(_code, cards))) == len(ONE_PACK):
+        return
     seen: set[Card] = set()
     for index, c in enumerate(cards):
         if c in seen:
