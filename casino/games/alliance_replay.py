@@ -46,9 +46,19 @@ from casino.games.alliance import (
     check_tricks_count,
     render,
 )
-from casino.games.cards import Card, Suit, card
+from casino.games.cards import Card, Suit
 from casino.games.errors import GameError
-from casino.games.replay import _fail, _from_engine, _integer, _object, _required, _rules, _string
+from casino.games.replay import (
+    _card,
+    _codes,
+    _fail,
+    _from_engine,
+    _integer,
+    _object,
+    _required,
+    _rules,
+    _string,
+)
 
 GAME = "alliance"
 FIELDS = ("game", "reglement", "players", "mark_value", "cards", "auction", "contract", "tricks")
@@ -74,17 +84,10 @@ def _players(value: Any) -> list[str]:
     return names
 
 
-def _card(value: Any, where: str) -> Card:
-    try:
-        return card(value)
-    except GameError as exc:
-        raise _from_engine("bad_card", exc, where) from None
-
-
 def _cards(value: Any) -> list[Card]:
     if not isinstance(value, list):
         raise _fail("bad_input", "cards is a list of the 52 card codes", "cards")
-    cards = [_card(code, f"cards[{index}]") for index, code in enumerate(value)]
+    cards = _codes(value)
     try:
         check_pack(cards)
     except GameError as exc:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
 from operator import attrgetter
+from typing import Any, cast
 
 from casino.games.errors import ForeignCard, IllegalCard, IllegalRank, gettext_noop
 
@@ -141,6 +142,21 @@ ONE_PACK: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
 _BY_CODE = {str(c): c for c in ONE_PACK}
 
 
+def cards_of_codes(codes: Iterable[Any]) -> list[Card] | None:
+    """The cards of ``codes`` when each is a card's code as records write it (``KS``, ``TH``),
+    looked up at once (a replayed sixain is 312 of them); None otherwise, when ``card`` is to
+    read them one by one and name the fault.
+
+    >>> [str(c) for c in cards_of_codes(["KS", "TH"])], cards_of_codes(["KS", "10H"])
+    (['KS', 'TH'], None)
+    """
+    try:
+        found = list(map(_BY_CODE.get, codes))
+    except TypeError:  # a value that cannot be a key (a list, an object): not a code
+        return None
+    return cast(list[Card], found) if all(found) else None
+
+
 @dataclass(frozen=True)
 class Composition:
     """What a sealed pack holds, card by card: 1 pack of 52, or a sixain of 6 x 52."""
@@ -201,6 +217,10 @@ def check_whole_pack(cards: Sequence[Card], *, repeated: str, count: str) -> Non
     """A whole single pack (Pharao's taille, Alliance's deal): 52 distinct cards. ``ForeignCard``
     names the first repeated card at its later index (message ``repeated``, with ``%(card)s``),
     then a count other than 52 (``count``, with ``%(count)s``): each game says it in its words."""
+    # Counted at once first, by code (hashed in C, where a Card's hash is a Python call); walked
+    # card by card only to name the fault.
+    if len(cards) == len(ONE_PACK) and len(set(map(_code, cards))) == len(ONE_PACK):
+        return
     seen: set[Card] = set()
     for index, c in enumerate(cards):
         if c in seen:

@@ -24,9 +24,10 @@ Readings (REPLAY.md leaves these open; each has a test, the golden ones under
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import Any
 
-from casino.games.cards import Card, card, rank
+from casino.games.cards import RANKS, Card, rank
 from casino.games.errors import GameError
 from casino.games.pharao import (
     Act,
@@ -39,7 +40,16 @@ from casino.games.pharao import (
     settlement_dict,
 )
 from casino.games.reglement import Reglement
-from casino.games.replay import _fail, _from_engine, _integer, _object, _required, _rules, _string
+from casino.games.replay import (
+    _codes,
+    _fail,
+    _from_engine,
+    _integer,
+    _object,
+    _required,
+    _rules,
+    _string,
+)
 
 GAME = "pharao"
 FIELDS = ("game", "reglement", "cards", "stakes", "actions")
@@ -53,17 +63,56 @@ DRAWS = 26
 def _cards(value: Any) -> list[Card]:
     if not isinstance(value, list):
         raise _fail("bad_input", "cards is a list of the 52 card codes", "cards")
-    cards = []
-    for index, code in enumerate(value):
-        try:
-            cards.append(card(code))
-        except GameError as exc:
-            raise _from_engine("bad_card", exc, f"cards[{index}]") from None
+    cards = _codes(value)
     try:
         check_pack(cards)
     except GameError as exc:
         raise _from_engine("bad_pack", exc, exc.where or "cards") from None
     return cards
+
+
+def _stake(raw: Any, where: str, taken: Container[str]) -> tuple[int, Stake]:
+    """One stake checked field by field, in the page's order: the first fault is named."""
+    fields = _object(raw, where, STAKE_FIELDS)
+    for key in STAKE_FIELDS:
+        _required(fields, key, where)
+    stake_id = _string(fields["id"], f"{where}.id")
+    draw = _integer(fields["draw"], f"{where}.draw", minimum=1, maximum=DRAWS)
+    try:
+        on = rank(fields["rank"])
+    except GameError as exc:
+        raise _from_engine("bad_rank", exc, f"{where}.rank") from None
+    amount = _integer(fields["amount"], f"{where}.amount", minimum=1)
+    if stake_id in taken:
+        raise _fail("bad_input", f"stake id {stake_id!r} is used twice", f"{where}.id")
+    return draw, Stake(stake_id, on, amount)
+
+
+# What ``_stake`` accepts, in a form read at once: a rank by its canonical code.
+STAKE_KEYS = frozenset(STAKE_FIELDS)
+RANKS_BY_CODE = {r.value: r for r in RANKS}
+
+
+def _well_formed_stake(raw: Any, taken: Container[str]) -> tuple[int, Stake] | None:
+    """The stake of an entry with nothing wrong, checked in one go; None when anything is amiss
+    (or merely unusual: a rank in lower case, a type JSON does not make): ``_stake`` then reads
+    it field by field and names the first fault."""
+    if type(raw) is not dict or raw.keys() != STAKE_KEYS:
+        return None
+    stake_id, draw, code, amount = raw["id"], raw["draw"], raw["rank"], raw["amount"]
+    on = RANKS_BY_CODE.get(code) if type(code) is str else None
+    if (
+        type(stake_id) is str
+        and stake_id
+        and type(draw) is int
+        and 1 <= draw <= DRAWS
+        and on is not None
+        and type(amount) is int
+        and amount >= 1
+        and stake_id not in taken
+    ):
+        return draw, Stake(stake_id, on, amount)
+    return None
 
 
 def _stakes(value: Any) -> list[tuple[int, Stake]]:
@@ -72,21 +121,9 @@ def _stakes(value: Any) -> list[tuple[int, Stake]]:
     stakes: list[tuple[int, Stake]] = []
     taken: set[str] = set()
     for index, raw in enumerate(value):
-        where = f"stakes[{index}]"
-        fields = _object(raw, where, STAKE_FIELDS)
-        for key in STAKE_FIELDS:
-            _required(fields, key, where)
-        stake_id = _string(fields["id"], f"{where}.id")
-        draw = _integer(fields["draw"], f"{where}.draw", minimum=1, maximum=DRAWS)
-        try:
-            on = rank(fields["rank"])
-        except GameError as exc:
-            raise _from_engine("bad_rank", exc, f"{where}.rank") from None
-        amount = _integer(fields["amount"], f"{where}.amount", minimum=1)
-        if stake_id in taken:
-            raise _fail("bad_input", f"stake id {stake_id!r} is used twice", f"{where}.id")
-        taken.add(stake_id)
-        stakes.append((draw, Stake(stake_id, on, amount)))
+        read = _well_formed_stake(raw, taken) or _stake(raw, f"stakes[{index}]", taken)
+        taken.add(read[1].id)
+        stakes.append(read)
     return stakes
 
 

@@ -25,16 +25,22 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Any
+from collections.abc import Container, Sequence
+from itertools import pairwise
+from operator import attrgetter
+from typing import Any, NamedTuple, TypeVar
 
-from casino.games.cards import SIXAIN, Card, card
+from casino.games.cards import SIXAIN, Card, card, cards_of_codes
 from casino.games.errors import GameError
 from casino.games.reglement import Reglement, reglement
 from casino.games.trente_et_quarante import (
     Chance,
+    Couleur,
     CoupRecord,
+    Outcome,
     Prisoner,
     RefaitChoice,
+    Result,
     Settlement,
     Stake,
     Taille,
@@ -83,18 +89,16 @@ class _Repeated(dict[str, Any]):
     key: str = ""
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen = dict(pairs)
-    if len(seen) == len(pairs):
-        return seen
-    seen = {}
-    for key, value in pairs:
+def _repeated(pairs: list[tuple[str, Any]]) -> _Repeated:
+    """The object of ``pairs``, in which a key came twice, marked with the first such key."""
+    repeated = _Repeated(pairs)
+    seen = set()
+    for key, _ in pairs:
         if key in seen:
-            repeated = _Repeated(pairs)
             repeated.key = key
-            return repeated
-        seen[key] = value
-    return seen
+            break
+        seen.add(key)
+    return repeated
 
 
 def _repeated_key(value: Any, where: str = "") -> str | None:
@@ -128,8 +132,9 @@ def parse(text: str | bytes) -> Any:
     marked: list[_Repeated] = []  # only a document holding a repeated key is walked for it
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        found = _pairs(items)
-        if isinstance(found, _Repeated):
+        found = dict(items)
+        if len(found) < len(items):  # a key came twice
+            found = _repeated(items)
             marked.append(found)
         return found
 
@@ -210,16 +215,27 @@ def _rules(value: Any) -> Reglement:
         raise _from_engine("bad_reglement", exc, exc.where or "reglement") from None
 
 
+def _card(value: Any, where: str) -> Card:
+    try:
+        return card(value)
+    except GameError as exc:
+        raise _from_engine("bad_card", exc, where) from None
+
+
+def _codes(value: list[Any]) -> list[Card]:
+    """The cards of the codes of ``cards``: looked up at once, or read one by one to name the
+    first that is not a card (``bad_card``)."""
+    cards = cards_of_codes(value)
+    if cards is None:  # a code written otherwise (10H, ks), or not a code
+        cards = [_card(code, f"cards[{index}]") for index, code in enumerate(value)]
+    return cards
+
+
 def _cards(value: Any) -> list[Card]:
     """Codes first (``bad_card``), then a seventh copy of a card at its index (``bad_pack``)."""
     if not isinstance(value, list):
         raise _fail("bad_input", "cards is a list of card codes", "cards")
-    cards = []
-    for index, code in enumerate(value):
-        try:
-            cards.append(card(code))
-        except GameError as exc:
-            raise _from_engine("bad_card", exc, f"cards[{index}]") from None
+    cards = _codes(value)
     try:
         SIXAIN.check_contains(cards)
     except GameError as exc:
@@ -256,39 +272,110 @@ def _on_refait(value: Any, where: str) -> RefaitChoice:
     raise _fail("bad_input", f"{value!r} is not prison, half or move:<chance>", where)
 
 
-def _stakes(value: Any, rules: Reglement, reached: int, taken: set[str]) -> list[tuple[int, Stake]]:
+def _stake(
+    raw: Any, where: str, rules: Reglement, reached: int, taken: Container[str]
+) -> tuple[int, Stake]:
+    """One stake checked field by field, in the page's order: the first fault is named."""
+    fields = _object(raw, where, STAKE_FIELDS)
+    stake_id = _string(_required(fields, "id", where), f"{where}.id")
+    if stake_id in taken:
+        raise _fail("bad_input", f"stake id {stake_id!r} is used twice", f"{where}.id")
+    coup = _integer(_required(fields, "coup", where), f"{where}.coup", minimum=1)
+    if coup > reached:
+        raise _fail(
+            "bad_input",
+            f"stake {stake_id} is on coup {coup}, but this talon reaches {reached} coups",
+            f"{where}.coup",
+        )
+    chance = _chance(_required(fields, "chance", where), f"{where}.chance")
+    amount = _integer(_required(fields, "amount", where), f"{where}.amount", minimum=1)
+    insured = fields.get("insured", False)
+    if not isinstance(insured, bool):
+        raise _fail("bad_input", f"{insured!r} is not true or false", f"{where}.insured")
+    on_refait = (
+        _on_refait(fields["on_refait"], f"{where}.on_refait") if "on_refait" in fields else None
+    )
+    stake = Stake(stake_id, chance, amount, insured, on_refait)
+    try:
+        check_stake(stake, rules)
+    except GameError as exc:
+        raise _from_engine("bad_stake", exc, f"{where}.{exc.where or 'amount'}") from None
+    return coup, stake
+
+
+# What ``_stake`` accepts, in a form read at once.
+STAKE_KEYS = frozenset(STAKE_FIELDS)
+REFAIT_CHOICES: dict[str, RefaitChoice] = {
+    "prison": "prison",
+    "half": "half",
+    **{f"move:{c.value}": ("move", c) for c in Chance},
+}
+
+
+class _Accepts(NamedTuple):
+    """The amounts a règlement accepts on a stake (``check_stake``), worked out once a document."""
+
+    lowest: int
+    highest: int | None
+    insured_from: int | None  # None: no insurance
+
+    @classmethod
+    def of(cls, rules: Reglement) -> _Accepts:
+        return cls(
+            max(1, rules.min_stake or 1),
+            rules.max_stake,
+            rules.insurance_min_stake if rules.insurance else None,
+        )
+
+
+def _well_formed_stake(
+    raw: Any, accepts: _Accepts, reached: int, taken: Container[str]
+) -> tuple[int, Stake] | None:
+    """The stake of an entry with nothing wrong, checked in one go; None when anything is amiss
+    (or merely unusual, a type JSON does not make): ``_stake`` then reads it field by field and
+    names the first fault. A sixain holds hundreds of stakes: this is most of the replay's check.
+    """
+    if type(raw) is not dict or not STAKE_KEYS.issuperset(raw):
+        return None
+    stake_id, coup = raw.get("id"), raw.get("coup")
+    chance, amount = raw.get("chance"), raw.get("amount")
+    insured, on_refait = raw.get("insured", False), raw.get("on_refait")
+    choice = REFAIT_CHOICES.get(on_refait) if type(on_refait) is str else None
+    if (
+        type(stake_id) is str
+        and stake_id
+        and stake_id not in taken
+        and type(coup) is int
+        and 1 <= coup <= reached
+        and type(chance) is str
+        and chance in CHANCES
+        and type(amount) is int
+        and accepts.lowest <= amount
+        and (accepts.highest is None or amount <= accepts.highest)
+        and type(insured) is bool
+        and (not insured or (accepts.insured_from is not None and amount >= accepts.insured_from))
+        and (choice is not None or "on_refait" not in raw)
+    ):
+        return coup, Stake(stake_id, CHANCES[chance], amount, insured, choice)
+    return None
+
+
+def _stakes(
+    value: Any, rules: Reglement, reached: int, given: dict[str, int]
+) -> dict[int, list[Stake]]:
+    """The stakes by coup, each coup's in the order given. ``given`` holds the ids taken before
+    (the carried prisoners'); each stake's id is added to it, with its coup."""
     if not isinstance(value, list):
         raise _fail("bad_input", "stakes is a list", "stakes")
-    stakes: list[tuple[int, Stake]] = []
+    accepts = _Accepts.of(rules)
+    by_coup: dict[int, list[Stake]] = defaultdict(list)
     for index, raw in enumerate(value):
-        where = f"stakes[{index}]"
-        fields = _object(raw, where, STAKE_FIELDS)
-        stake_id = _string(_required(fields, "id", where), f"{where}.id")
-        if stake_id in taken:
-            raise _fail("bad_input", f"stake id {stake_id!r} is used twice", f"{where}.id")
-        taken.add(stake_id)
-        coup = _integer(_required(fields, "coup", where), f"{where}.coup", minimum=1)
-        if coup > reached:
-            raise _fail(
-                "bad_input",
-                f"stake {stake_id} is on coup {coup}, but this talon reaches {reached} coups",
-                f"{where}.coup",
-            )
-        chance = _chance(_required(fields, "chance", where), f"{where}.chance")
-        amount = _integer(_required(fields, "amount", where), f"{where}.amount", minimum=1)
-        insured = fields.get("insured", False)
-        if not isinstance(insured, bool):
-            raise _fail("bad_input", f"{insured!r} is not true or false", f"{where}.insured")
-        on_refait = (
-            _on_refait(fields["on_refait"], f"{where}.on_refait") if "on_refait" in fields else None
+        coup, stake = _well_formed_stake(raw, accepts, reached, given) or _stake(
+            raw, f"stakes[{index}]", rules, reached, given
         )
-        stake = Stake(stake_id, chance, amount, insured, on_refait)
-        try:
-            check_stake(stake, rules)
-        except GameError as exc:
-            raise _from_engine("bad_stake", exc, f"{where}.{exc.where or 'amount'}") from None
-        stakes.append((coup, stake))
-    return stakes
+        given[stake.id] = coup
+        by_coup[coup].append(stake)
+    return by_coup
 
 
 def replay(document: Any) -> dict[str, Any]:
@@ -309,25 +396,45 @@ def replay(document: Any) -> dict[str, Any]:
     # The cards are dealt once: how many coups they reach bounds the stakes, which are then settled
     # on those same coups (stakes change neither).
     dealt = deal_talon(cards, rules, composition=None)
-    stakes = _stakes(top.get("stakes", []), rules, len(dealt.coups), {p.stake for p in prison})
-    by_coup: dict[int, list[Stake]] = defaultdict(list)
-    for coup, stake in stakes:
-        by_coup[coup].append(stake)
-    taille = settle_talon(dealt, by_coup, rules, prison=prison)
-    # Settlements list carried prisoners first (in the order given), then the stakes' order.
-    order = {p.stake: index - len(prison) for index, p in enumerate(prison)}
-    order.update({stake.id: index for index, (_, stake) in enumerate(stakes)})
-    return render(taille, order)
+    # Every stake id in the order given, with its coup (0: a carried prisoner).
+    given = dict.fromkeys((p.stake for p in prison), 0)
+    by_coup = _stakes(top.get("stakes", []), rules, len(dealt.coups), given)
+    taille = settle_talon(dealt, by_coup, rules, prison=prison, checked=True)
+    return render(taille, _order(given))
+
+
+def _order(given: dict[str, int]) -> dict[str, int] | None:
+    """The rank of each stake in the output's lists: carried prisoners first, then the stakes,
+    each in the order ``given``. ``None`` when the stakes are given coup by coup, as every recorded
+    talon lists them: the engine's records then list them so already (each coup its prisoners,
+    in the order they went in, then its own stakes), and nothing is sorted."""
+    if all(earlier <= later for earlier, later in pairwise(given.values())):
+        return None
+    return {stake_id: rank for rank, stake_id in enumerate(given)}
 
 
 # --- the output ---------------------------------------------------------------------------------
+
+# The words of the engine's values, looked up by identity: ``member.value`` is a Python-level
+# property (80 ns), and the replay writes one a settlement.
+OUTCOMES: dict[Outcome, str] = {o: o.value for o in Outcome}
+RESULTS: dict[Result, str] = {r: r.value for r in Result}
+COULEURS: dict[Couleur | None, str | None] = {None: None, **{c: c.value for c in Couleur}}
+_code = attrgetter("code")  # a card's code, fetched in C
+
+_Record = TypeVar("_Record", Settlement, Prisoner)
+
+
+def _in_order(records: tuple[_Record, ...], order: dict[str, int] | None) -> Sequence[_Record]:
+    """``records`` in the order the stakes were given (``None``: they already are)."""
+    return records if order is None else sorted(records, key=lambda r: order[r.stake])
 
 
 def settlement_json(s: Settlement) -> dict[str, Any]:
     """A settlement as REPLAY.md writes it."""
     return {
         "stake": s.stake,
-        "outcome": s.outcome.value,
+        "outcome": OUTCOMES[s.outcome],
         "paid": s.paid,
         "returned": s.returned,
         "to_bank": s.to_bank,
@@ -337,16 +444,15 @@ def settlement_json(s: Settlement) -> dict[str, Any]:
     }
 
 
-def _coup(record: CoupRecord, order: dict[str, int]) -> dict[str, Any]:
+def _coup(record: CoupRecord, order: dict[str, int] | None) -> dict[str, Any]:
     outcome = record.outcome
     announcement = outcome.announcement
-    settlements = sorted(record.settlements, key=lambda s: order[s.stake])
     return {
         "number": record.number,
-        "noir": {"cards": [c.code for c in outcome.noir.cards], "total": outcome.noir.total},
-        "rouge": {"cards": [c.code for c in outcome.rouge.cards], "total": outcome.rouge.total},
-        "result": outcome.result.value,
-        "couleur": outcome.couleur.value if outcome.couleur else None,
+        "noir": {"cards": list(map(_code, outcome.noir.cards)), "total": outcome.noir.total},
+        "rouge": {"cards": list(map(_code, outcome.rouge.cards)), "total": outcome.rouge.total},
+        "result": RESULTS[outcome.result],
+        "couleur": COULEURS[outcome.couleur],
         "void": record.void,
         "last": record.last,
         "announcement": {
@@ -354,7 +460,7 @@ def _coup(record: CoupRecord, order: dict[str, int]) -> dict[str, Any]:
             "rouge": announcement.rouge,
             "result": announcement.result,
         },
-        "settlements": [settlement_json(s) for s in settlements],
+        "settlements": list(map(settlement_json, _in_order(record.settlements, order))),
     }
 
 
@@ -362,15 +468,15 @@ def _prisoner(p: Prisoner) -> dict[str, Any]:
     return {"stake": p.stake, "chance": p.chance.value, "held": p.held, "level": p.level}
 
 
-def render(taille: Taille, order: dict[str, int]) -> dict[str, Any]:
-    """The output document; ``end.settlements`` is always there (empty unless refunds)."""
+def render(taille: Taille, order: dict[str, int] | None) -> dict[str, Any]:
+    """The output document; ``end.settlements`` is always there (empty unless refunds).
+    ``order`` ranks the stakes as they were given (``None``: the engine's records already
+    list them so)."""
     end: dict[str, Any] = {
         "reason": taille.end.reason.value,
         "cards_left": taille.end.cards_left,
         "points_left": taille.end.points_left,
-        "prison": [_prisoner(p) for p in sorted(taille.end.prison, key=lambda p: order[p.stake])],
-        "settlements": [
-            settlement_json(s) for s in sorted(taille.end.settlements, key=lambda s: order[s.stake])
-        ],
+        "prison": [_prisoner(p) for p in _in_order(taille.end.prison, order)],
+        "settlements": [settlement_json(s) for s in _in_order(taille.end.settlements, order)],
     }
     return {"coups": [_coup(c, order) for c in taille.coups], "end": end}

@@ -38,6 +38,8 @@ class Chance(Enum):
 
 
 class Result(Enum):
+    __hash__ = object.__hash__  # as Chance's: the replay looks up the word of each coup's result
+
     NOIR = "noir"
     ROUGE = "rouge"
     APRES = "apres"
@@ -46,11 +48,15 @@ class Result(Enum):
 
 
 class Couleur(Enum):
+    __hash__ = object.__hash__  # as Result's
+
     COULEUR = "couleur"
     INVERSE = "inverse"
 
 
 class Outcome(Enum):
+    __hash__ = object.__hash__  # as Result's: and of each settlement's outcome
+
     WON = "won"
     LOST = "lost"
     PUSH = "push"
@@ -113,8 +119,9 @@ class Row(NamedTuple):
 
     @property
     def word(self) -> str | None:
-        """The tailleur's word for the row: its points over 30, ``quarante`` for 40."""
-        return ROW_WORDS.get(self.total) if self.closed else None
+        """The tailleur's word for the row: its points over 30, ``quarante`` for 40; None for a
+        row not closed (its total, 30 at most, has no word)."""
+        return ROW_WORDS.get(self.total)
 
     def plus(self, c: Card, value: int) -> Row:
         return Row((*self.cards, c), self.total + value)
@@ -137,34 +144,50 @@ class CoupOutcome(NamedTuple):
     @property
     def announcement(self) -> Announcement:
         """The tailleur's words, always phrased on rouge (1.2.8)."""
-        phrase: str | None
-        if self.result is Result.ROUGE:
-            phrase = (
-                "rouge gagne et couleur"
-                if self.couleur is Couleur.COULEUR
-                else "rouge gagne, couleur perd"
-            )
-        elif self.result is Result.NOIR:
-            phrase = (
-                "rouge perd, couleur gagne"
-                if self.couleur is Couleur.COULEUR
-                else "rouge perd et couleur"
-            )
-        elif self.result is Result.APRES:
-            phrase = "après"
-        elif self.result is Result.REFAIT:
-            phrase = "refait"
-        else:
-            phrase = None
-        return Announcement(self.noir.word, self.rouge.word, phrase)
+        return Announcement(self.noir.word, self.rouge.word, _PHRASES[self.result, self.couleur])
 
     def chance(self, chance: Chance) -> ChanceResult:
         """What this coup means for a stake on ``chance``."""
-        if self.couleur is None:  # no row won: a refait, an après or a coup cut short
-            return "refait" if self.result is Result.REFAIT else "push"
-        row_won = Chance.NOIR if self.result is Result.NOIR else Chance.ROUGE
-        couleur_won = Chance.COULEUR if self.couleur is Couleur.COULEUR else Chance.INVERSE
-        return "win" if chance is row_won or chance is couleur_won else "lose"
+        return self.meanings[chance]
+
+    @property
+    def meanings(self) -> Mapping[Chance, ChanceResult]:
+        """What this coup means for a stake on each chance: looked up by result and couleur,
+        as settling a coup asks it of every stake."""
+        return _MEANINGS[self.result, self.couleur]
+
+
+def _phrase(result: Result, couleur: Couleur | None) -> str | None:
+    if result is Result.ROUGE:
+        return (
+            "rouge gagne et couleur" if couleur is Couleur.COULEUR else "rouge gagne, couleur perd"
+        )
+    if result is Result.NOIR:
+        return (
+            "rouge perd, couleur gagne" if couleur is Couleur.COULEUR else "rouge perd et couleur"
+        )
+    if result is Result.APRES:
+        return "après"
+    if result is Result.REFAIT:
+        return "refait"
+    return None
+
+
+def _meaning(result: Result, couleur: Couleur | None, chance: Chance) -> ChanceResult:
+    if couleur is None:  # no row won: a refait, an après or a coup cut short
+        return "refait" if result is Result.REFAIT else "push"
+    row_won = Chance.NOIR if result is Result.NOIR else Chance.ROUGE
+    couleur_won = Chance.COULEUR if couleur is Couleur.COULEUR else Chance.INVERSE
+    return "win" if chance is row_won or chance is couleur_won else "lose"
+
+
+# The phrase and the meanings of each result and couleur, worked out once: the replay asks the
+# phrase of every coup, settling the meaning of every stake.
+_OUTCOMES = [(result, couleur) for result in Result for couleur in (*Couleur, None)]
+_PHRASES = {outcome: _phrase(*outcome) for outcome in _OUTCOMES}
+_MEANINGS = {
+    outcome: {chance: _meaning(*outcome, chance) for chance in Chance} for outcome in _OUTCOMES
+}
 
 
 def decide(noir: Row, rouge: Row) -> CoupOutcome:
@@ -394,12 +417,12 @@ def _settle_prisoner(
 
 def _settle_stake(
     s: Stake,
-    outcome: CoupOutcome,
+    result: ChanceResult,
     reglement: Reglement,
 ) -> tuple[Settlement, Prisoner | None]:
-    """One coup for a stake placed on it (1.2.9, 1.4, 1.5)."""
+    """One coup for a stake placed on it (1.2.9, 1.4, 1.5), ``result`` what the coup means for
+    its chance."""
     premium = premium_of(s, reglement)
-    result = outcome.chance(s.chance)
     if result == "refait" and s.insured:
         result = "push"  # an insured stake is not affected by a refait (1.5)
     if result == "win":
@@ -443,15 +466,18 @@ def settle(
     stakes: Sequence[Stake],
     prison: Sequence[Prisoner],
     reglement: Reglement,
+    checked: bool = False,
 ) -> CoupSettlement:
     """Settle a coup: the prisoners it began with, then the stakes placed on it.
 
     A void coup returns every stake and charges no premium; prisoners stay as they were (1.3).
     Money moves in the order of 1.2.9 (losers collected, then winners paid); that order is the
-    ledger's business, the amounts are decided here.
+    ledger's business, the amounts are decided here. Each stake is refused as ``check_stake``
+    refuses it, unless ``checked`` says the caller has already done so.
     """
     settlements: list[Settlement] = []
     new_prison: list[Prisoner] = []
+    meanings = outcome.meanings
     for p in prison:
         if void:
             settlements.append(
@@ -461,16 +487,17 @@ def settle(
             )
             new_prison.append(p)
             continue
-        settled, kept = _settle_prisoner(p, outcome.chance(p.chance), reglement)
+        settled, kept = _settle_prisoner(p, meanings[p.chance], reglement)
         settlements.append(settled)
         if kept is not None:
             new_prison.append(kept)
     for s in stakes:
-        check_stake(s, reglement)
+        if not checked:
+            check_stake(s, reglement)
         if void:
             settlements.append(Settlement(s.id, Outcome.VOID, returned=s.amount, chance=s.chance))
             continue
-        settled, kept = _settle_stake(s, outcome, reglement)
+        settled, kept = _settle_stake(s, meanings[s.chance], reglement)
         settlements.append(settled)
         if kept is not None:
             new_prison.append(kept)
@@ -656,9 +683,11 @@ def settle_talon(
     reglement: Reglement,
     *,
     prison: Sequence[Prisoner] = (),
+    checked: bool = False,
 ) -> Taille:
     """Settle the coups of a dealt talon, prisoners carried from coup to coup, then the end of the
-    taille (1.4). Stakes for coups that are never dealt are the caller's to refuse."""
+    taille (1.4). Stakes for coups that are never dealt are the caller's to refuse; ``checked``
+    says the caller has refused those ``check_stake`` refuses (the replay, as it reads them)."""
     current_prison = tuple(prison)
     coups: list[CoupRecord] = []
     for coup in dealt.coups:
@@ -668,6 +697,7 @@ def settle_talon(
             stakes=stakes_by_coup.get(coup.number, ()),
             prison=current_prison,
             reglement=reglement,
+            checked=checked,
         )
         current_prison = settled.prison
         coups.append(

@@ -61,7 +61,7 @@ from casino.floor.coups import rules_of
 from casino.floor.models import Coup, Movement, Settlement, Shift, Stake
 from casino.floor.registry import game_module
 from casino.games.cards import card
-from casino.reports.json_text import indented
+from casino.json_text import indented
 from casino.reports.models import Report
 from shoes.models import CardLaid, Pack, TalonCount
 from shoes.services import composition

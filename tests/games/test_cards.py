@@ -5,7 +5,7 @@ import doctest
 import pytest
 
 import casino.games.cards
-from casino.games.cards import SINGLE_PACK, SIXAIN, Colour, card
+from casino.games.cards import SINGLE_PACK, SIXAIN, Colour, card, cards_of_codes
 from casino.games.errors import ForeignCard, IllegalCard
 from casino.games.reglement import Reglement, reglement
 from casino.games.trente_et_quarante import points
@@ -26,6 +26,25 @@ def test_card_codes(code, text):
 def test_bad_codes_are_refused_by_name(code):
     with pytest.raises(IllegalCard, match="is not a card"):
         card(code)
+
+
+@pytest.mark.parametrize(
+    "codes",
+    [[], ["KS", "TH", "AC"], ["10S", "ks"], ["KS", "ZH"], ["KS", 5], ["KS", None], ["KS", ["TH"]]],
+)
+def test_codes_looked_up_at_once_are_the_cards_read_one_by_one_or_none(codes):
+    at_once = cards_of_codes(codes)
+    try:
+        one_by_one = [card(code) for code in codes]
+    except IllegalCard:
+        assert at_once is None
+    else:
+        # Codes written otherwise than the records write them are left to ``card``.
+        assert at_once == (
+            one_by_one
+            if all(str(c) == code for c, code in zip(one_by_one, codes, strict=True))
+            else None
+        )
 
 
 def test_hearts_and_diamonds_are_red():

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from casino.games.cards import ONE_PACK, Card
 from casino.games.errors import PharaoRefusal
 from casino.games.pharao import Outcome, Side, TailleDeal, play_taille
-from casino.games.pharao_replay import render
+from casino.games.pharao_replay import _stake as _field_by_field
+from casino.games.pharao_replay import _well_formed_stake, render
 from casino.games.reglement import Reglement, reglement
-from casino.games.replay import replay
+from casino.games.replay import ReplayError, replay
 from casino.games.simulator import SimulatedPharao, simulate_pharao_taille
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
@@ -205,3 +206,52 @@ def test_the_simulator_is_seeded():
     assert one == simulate_pharao_taille(seed=7, reglement=Reglement())
     assert one.cards != simulate_pharao_taille(seed=8, reglement=Reglement()).cards
     assert set(one.cards) == set(ONE_PACK)
+
+
+# A Pharao stake's fields in a document: right values, and wrong ones of every type.
+CODES_OF_RANKS = ["A", "7", "T", "K"]
+PHARAO_STAKE_VALUES = {
+    "id": st.sampled_from(["p0", "p1", "p2"]),
+    "draw": st.integers(min_value=1, max_value=26),
+    "rank": st.sampled_from(CODES_OF_RANKS),
+    "amount": st.sampled_from([1, 100, 10**9]),
+}
+PHARAO_WRONG_VALUES = {
+    "id": st.sampled_from(["", 0, None, ["p1"]]),
+    "draw": st.sampled_from([0, 27, 1.0, True, "1"]),
+    "rank": st.sampled_from(["k", "10", " 7", "X", "", None, 7, ["A"]]),
+    "amount": st.sampled_from([0, -5, 100.0, True, "100", None]),
+}
+
+
+@st.composite
+def pharao_stake_entries(draw: st.DrawFn) -> Any:
+    """A stake entry as a document may hold it: well formed, or with a fault or two (a field
+    missing or wrong, an unknown key), or not an object at all."""
+    if draw(st.integers(min_value=0, max_value=9)) == 0:
+        return draw(st.sampled_from([None, "p1", [], ["id", "p1"]]))
+    entry = {key: draw(right) for key, right in PHARAO_STAKE_VALUES.items()}
+    for fault in draw(st.lists(st.sampled_from([*PHARAO_STAKE_VALUES, "note"]), max_size=2)):
+        if fault == "note":
+            entry["note"] = 1
+        elif draw(st.booleans()):
+            entry.pop(fault, None)
+        else:
+            entry[fault] = draw(PHARAO_WRONG_VALUES[fault])
+    return entry
+
+
+@settings(max_examples=1000, deadline=None)
+@given(entry=pharao_stake_entries(), taken=st.sets(st.sampled_from(["p0", "p1"])))
+def test_a_stake_read_at_once_is_the_stake_read_field_by_field(entry, taken):
+    at_once = _well_formed_stake(entry, taken)
+    try:
+        by_field = _field_by_field(entry, "stakes[0]", taken)
+    except ReplayError:
+        assert at_once is None
+    else:
+        assert at_once in (by_field, None)
+        # A rank written otherwise than its code (``10``, ``k``) is left to the field-by-field
+        # reading; every other entry it accepts is read at once.
+        if entry["rank"] in CODES_OF_RANKS:
+            assert at_once == by_field

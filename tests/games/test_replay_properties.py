@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from casino.games.cards import SIXAIN, Card
 from casino.games.reglement import PRESETS, Reglement, reglement
-from casino.games.replay import replay
+from casino.games.replay import ReplayError, _Accepts, _well_formed_stake, replay
+from casino.games.replay import _stake as _field_by_field
 from casino.games.trente_et_quarante import coups_reached
 from tests.games.test_pharao_properties import marks_tables
 
@@ -190,3 +191,81 @@ def test_a_replays_money_always_balances(document):
             unit, premium = rules.insurance_unit, rules.insurance_premium
             expected = premium * -(-stake["amount"] // unit)
         assert premiums[stake_id] == expected, stake_id
+
+
+# Values a stake's field may hold in a document: the right ones and the wrong ones, of every type.
+STAKE_VALUES = {
+    "id": st.sampled_from(["s0", "s1", "s2", "s3"]),
+    "coup": st.integers(min_value=1, max_value=3),
+    "chance": st.sampled_from(CHANCES),
+    "amount": st.sampled_from([1, 99, 100, 2999, 3000, 5000, 5001, 10**9]),
+    "insured": st.booleans(),
+    "on_refait": st.sampled_from(["prison", "half", *(f"move:{c}" for c in CHANCES)]),
+}
+WRONG_VALUES = {
+    "id": st.sampled_from(["", 0, None, ["s1"]]),
+    "coup": st.sampled_from([0, 4, 1.0, True, "1"]),
+    "chance": st.sampled_from(["Rouge", "", None, 1, ["rouge"]]),
+    "amount": st.sampled_from([0, -5, 100.0, True, "100", None]),
+    "insured": st.sampled_from([None, 1, 0, "true"]),
+    "on_refait": st.sampled_from([None, "", "move:", "move:x", "Prison", 1]),
+}
+
+
+@st.composite
+def stake_entries(draw: st.DrawFn) -> Any:
+    """A stake entry as a document may hold it: well formed, or with a fault or two (a field
+    missing or wrong, an unknown key), or not an object at all."""
+    if draw(st.integers(min_value=0, max_value=9)) == 0:
+        return draw(st.sampled_from([None, "s1", [], ["id", "s1"]]))
+    entry = {key: draw(right) for key, right in STAKE_VALUES.items() if draw(st.booleans())}
+    entry.update(id=draw(STAKE_VALUES["id"]), coup=draw(STAKE_VALUES["coup"]))
+    entry.update(chance=draw(STAKE_VALUES["chance"]), amount=draw(STAKE_VALUES["amount"]))
+    for fault in draw(st.lists(st.sampled_from([*STAKE_VALUES, "note"]), max_size=2)):
+        if fault == "note":
+            entry["note"] = 1
+        elif draw(st.booleans()):
+            entry.pop(fault, None)
+        else:
+            entry[fault] = draw(WRONG_VALUES[fault])
+    return entry
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    entry=stake_entries(),
+    spec=st.sampled_from(
+        [
+            "baden-1854",
+            "trente-et-quarante-modern",
+            {"overrides": {"min_stake": 100, "max_stake": 5000, "insurance": True}},
+            {"overrides": {"insurance": True, "insurance_min_stake": 3000}},
+        ]
+    ),
+    taken=st.sets(st.sampled_from(["s0", "s1", "s2"])),
+)
+def test_a_stake_read_at_once_is_the_stake_read_field_by_field(entry, spec, taken):
+    rules = reglement(spec)
+    at_once = _well_formed_stake(entry, _Accepts.of(rules), 3, taken)
+    try:
+        by_field = _field_by_field(entry, "stakes[0]", rules, 3, taken)
+    except ReplayError:
+        assert at_once is None
+    else:
+        # Every entry a JSON document can hold that the fields accept is read at once.
+        assert at_once == by_field
+
+
+@settings(max_examples=150, deadline=None)
+@given(document=documents(), coup_by_coup=st.booleans())
+def test_settlements_are_listed_in_the_order_the_stakes_are_given(document, coup_by_coup):
+    if coup_by_coup:  # as recorded talons list them
+        document["stakes"].sort(key=lambda s: s["coup"])
+    given = [p["stake"] for p in document["prison"]] + [s["id"] for s in document["stakes"]]
+    rank = {stake: index for index, stake in enumerate(given)}
+    output = replay(document)
+    listed = [coup["settlements"] for coup in output["coups"]]
+    listed += [output["end"]["settlements"], output["end"]["prison"]]
+    for records in listed:
+        ranks = [rank[record["stake"]] for record in records]
+        assert ranks == sorted(ranks)

@@ -1,48 +1,21 @@
-"""The export writes part of its text the fast way (the C encoder, PostgreSQL): the same text as
-the standard library's, for any value (issue 17)."""
+"""The export writes part of its text the fast way (PostgreSQL; the C encoder, in
+``tests/test_json_text.py``): the same text as the standard library's, for any value (issue 17)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import doctest
 import json
 from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import connection, transaction
-from hypothesis import given
-from hypothesis import strategies as st
 
-import casino.reports.json_text
 from audit.canonical import format_time
 from audit.chain import audit_record
 from audit.models import AuditEvent
 from casino.reports.export import TIME_TEXT, _events_jsonl
-from casino.reports.json_text import indented
-
-# Text with what JSON escapes (quotes, backslashes, control characters) and what it does not.
-AWKWARD = 'a "quoted" \\ back\tslash\x01\x1f\x7f é ü ✓ 🂡 \u2028 end'
-
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda inner: st.lists(inner) | st.tuples(inner, inner) | st.dictionaries(st.text(), inner),
-    max_leaves=40,
-)
-
-
-@given(json_values)
-def test_indented_json_is_the_standard_librarys(value):
-    assert indented(value) == json.dumps(value, ensure_ascii=False, indent=1)
-
-
-def test_indented_json_is_documented_by_its_example():
-    assert doctest.testmod(casino.reports.json_text).failed == 0
-
-
-def test_indented_json_writes_numbers_and_flags_as_keys_as_the_standard_library_does():
-    value = {"rows": [{1: "one", False: [], None: {}, 2.5: AWKWARD}], "": [[]]}
-    assert indented(value) == json.dumps(value, ensure_ascii=False, indent=1)
+from tests.test_json_text import AWKWARD
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""JSON text as the standard library writes it, faster where the export writes a lot of it.
+"""JSON text as the standard library writes it, faster where the export and the replay command
+write a lot of it. Pure (the standard library only): the engines' command uses it.
 
 ``json.dumps(..., indent=1)`` runs the standard library's pure-Python encoder, a few calls per
 value: a day's export (200 replay documents of 300 cards and 100 stakes each, 6,000 coups) spent
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterable
 from typing import Any
 
 # Values the C encoder writes alone, by their exact type (a subclass goes the long way, by
@@ -44,6 +46,7 @@ def indented(value: Any, level: int = 0) -> str:
      "none": []
     }
     """
+    members: Iterable[Any]
     if isinstance(value, dict):
         members = value.values()
         if not all(isinstance(key, str) for key in value):
