@@ -387,7 +387,9 @@ def export_zip(report: Report) -> bytes:
     shifts = list(_shifts(report))
     disputes_refs = [d.reference for d in about_seances([s.pk for s in shifts])]
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+    # Deflate's fastest level: a day's 66 MiB of text deflated at the default level (6) took
+    # 0.4 s more of the export's 2.4 s, for a zip 15% smaller (issue 17: 10.7 against 9.1 MiB).
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
         if report.rendered_at is not None:
             with report.pdf.open("rb") as pdf:
                 archive.writestr("report.pdf", pdf.read())
