@@ -288,3 +288,27 @@ def test_every_act_is_audited(cast, verified, shift):
         "pack.shuffled",
         "pack.cut",
     ]
+
+
+def test_cards_laid_together_stop_at_the_first_foreign_card_and_record_it(
+    cast, shift, sixain_in_play
+):
+    """Several cards at once (a cercle's deal, the cards burned at the cut) are written in one
+    statement up to the first card the pack cannot hold; that card's refusal is recorded."""
+    from shoes.services import _lay, current_taille
+
+    pack = Pack.objects.get(pk=sixain_in_play.pk)
+    before = set(CardLaid.objects.filter(pack=pack).values_list("pk", flat=True))
+    codes = ["2C", *["AS"] * 6, "AS", "3D"]  # a sixain holds the ace of spades six times
+    refused, laid = _lay(
+        pack, cast.tailleur, shift, codes, burned_cards=False, taille=current_taille(pack)
+    )
+    assert refused is not None
+    assert refused.card == "AS"
+    assert [c.card for c in laid] == codes[:7]
+    written = CardLaid.objects.filter(pack=pack).exclude(pk__in=before).order_by("seq")
+    assert [(c.pk, c.card) for c in written] == [(c.pk, c.card) for c in laid]
+    seqs = [c.seq for c in written]
+    assert seqs == list(range(seqs[0], seqs[0] + 7))
+    assert PackEvent.objects.filter(pack=pack, kind="foreign_card").count() == 1
+    assert Anomaly.objects.filter(detector="foreign_card").count() == 1
