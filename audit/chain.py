@@ -22,7 +22,7 @@ from audit.canonical import (
 )
 from audit.models import AuditEvent, ChainHead
 from casino import clock
-from casino.prepared import prepared_cursor
+from casino.prepared import USING, prepared_cursor
 
 
 class AuditOutsideTransaction(RuntimeError):
@@ -81,7 +81,7 @@ def audit_record(
             },
         )
         (row,) = cursor.fetchall()
-    return AuditEvent.from_db("default", _APPENDED, row)
+    return AuditEvent.from_db(USING, _APPENDED, row)
 
 
 @dataclass(frozen=True)
@@ -118,13 +118,12 @@ CANONICAL_BYTES_SQL = """convert_to(concat_ws(E'\\n',
 # 0003), then the event, its canonical bytes rendered and hashed by PostgreSQL as the verifier
 # renders them. ``event_bytes`` stays the reference (the exported verifier hashes with it); the
 # tests hold both to the same bytes, and verify every chain the tests write.
-_APPENDED = [
-    *("seq", "at", "actor_id", "actor_name", "action", "subject_type", "subject_id"),
-    *("payload", "prev_hash", "hash"),
-]
+# The event's columns as the model has them: each given, but the hash, computed here.
+_GIVEN = [f.attname for f in AuditEvent._meta.concrete_fields if f.attname != "hash"]
+_APPENDED = [*_GIVEN, "hash"]
 _APPEND = f"""
 INSERT INTO audit_auditevent ({", ".join(_APPENDED)})
-SELECT {", ".join(_APPENDED[:-1])}, encode(sha256({CANONICAL_BYTES_SQL}), 'hex')
+SELECT {", ".join(_GIVEN)}, encode(sha256({CANONICAL_BYTES_SQL}), 'hex')
 FROM (
     SELECT COALESCE(last_seq, 0) + 1 AS seq, COALESCE(last_hash, %(genesis)s) AS prev_hash,
         %(at)s::timestamptz AS at, %(actor_id)s::bigint AS actor_id,

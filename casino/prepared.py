@@ -60,8 +60,8 @@ class _PreparingCursor(ServerBindingCursor):
 @contextmanager
 def prepared_cursor() -> Iterator[CursorWrapper]:
     """A cursor whose statements PostgreSQL parses and plans once per connection. A coup through
-    the services spent a quarter of its time waiting on the server planning the same statements
-    again (issue 17: 84 against 62 ms a coup). Only for fixed statements: the ORM's own stay on
+    the services spent over a third of its time waiting on the server planning the same statements
+    again (issue 17: 82 against 52 ms a coup). Only for fixed statements: the ORM's own stay on
     Django's cursor, which sends values as literals. Through Django's wrapper, so the statements
     are logged and counted as the others. Behind a pooler in transaction mode, that pooler must
     keep prepared statements (PgBouncer 1.21's ``max_prepared_statements``; see README)."""
