@@ -63,25 +63,20 @@ def audit_record(
     ):
         if "\n" in value:
             raise ValueError(f"audit {name} {value!r} contains a line break")
-    body = canonical_json(payload or {})
-
+    given = {
+        "at": clock.now(),
+        "actor_id": actor_id,
+        "actor_name": actor_name,
+        "action": action,
+        "subject_type": subject_type,
+        "subject_id": subject_id,
+        "payload": canonical_json(payload or {}),
+    }
     with prepared_cursor() as cursor:
-        cursor.execute(
-            _APPEND,
-            {
-                "version": VERSION,
-                "genesis": GENESIS_HASH,
-                "at": clock.now(),
-                "actor_id": actor_id,
-                "actor_name": actor_name,
-                "action": action,
-                "subject_type": subject_type,
-                "subject_id": subject_id,
-                "payload": body,
-            },
-        )
+        cursor.execute(_APPEND, {"version": VERSION, "genesis": GENESIS_HASH, **given})
         (row,) = cursor.fetchall()
-    return AuditEvent.from_db(USING, _APPENDED, row)
+    fields = {**given, **dict(zip(_RETURNED, row, strict=True))}
+    return AuditEvent.from_db(USING, _APPENDED, [fields[name] for name in _APPENDED])
 
 
 @dataclass(frozen=True)
@@ -121,6 +116,9 @@ CANONICAL_BYTES_SQL = """convert_to(concat_ws(E'\\n',
 # The event's columns as the model has them: each given, but the hash, computed here.
 _GIVEN = [f.attname for f in AuditEvent._meta.concrete_fields if f.attname != "hash"]
 _APPENDED = [*_GIVEN, "hash"]
+# What the statement decides; the rest is what ``audit_record`` gave. Read back, the time parsed
+# again and the payload were a sixth of an append's CPU (issue 17: 87 against 74 us).
+_RETURNED = ["seq", "prev_hash", "hash"]
 _APPEND = f"""
 INSERT INTO audit_auditevent ({", ".join(_APPENDED)})
 SELECT {", ".join(_GIVEN)}, encode(sha256({CANONICAL_BYTES_SQL}), 'hex')
@@ -132,7 +130,7 @@ FROM (
         %(payload)s::text AS payload
     FROM audit_lock_and_last_event()
 ) AS event
-RETURNING {", ".join(_APPENDED)}
+RETURNING {", ".join(_RETURNED)}
 """
 _CANONICAL_SQL = (
     f"SELECT seq, prev_hash, hash, {CANONICAL_BYTES_SQL} FROM audit_auditevent ORDER BY seq"

@@ -612,6 +612,18 @@ def _not_on_duty(shift: Shift, person: Any, posts: tuple[Duty.Post, ...], act: s
 
 
 _ROUND_LOCKS: dict[tuple[type[Model], tuple[Duty.Post, ...]], Prepared] = {}
+# What no table act reads of the round's pack and règlement: the pack's custody (the card room's),
+# the règlement's articles (its text, for disputes and the reports). Read and built into every
+# act's instances, they were 15 to 35% of the lock's CPU (issue 17, two A/B runs).
+_NOT_FOR_ACTS = (
+    "pack__maker",
+    "pack__maker_pack_numbers",
+    "pack__sealing_authority",
+    "pack__received_at",
+    "pack__received_by",
+    "pack__store_location",
+    "reglement__articles",
+)
 
 
 def round_locked(model: type[Model], pk: int, person: Any, *posts: Duty.Post, act: str) -> Any:
@@ -625,6 +637,7 @@ def round_locked(model: type[Model], pk: int, person: Any, *posts: Duty.Post, ac
             lambda pk, person_id: (
                 model._default_manager.select_for_update(of=("self",))
                 .select_related("shift__table", "pack", "reglement")
+                .defer(*_NOT_FOR_ACTS)
                 .annotate(
                     actor_on_duty=Exists(
                         Duty.objects.filter(
