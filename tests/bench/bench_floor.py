@@ -284,6 +284,8 @@ def run() -> None:
         bulk.append(_bulk_floor(copier, numbers, events_per_coup) / len(shifts))
     t_services, t_bulk = statistics.median(services), statistics.median(bulk)
     ratios = sorted(s / b for s, b in zip(services, bulk, strict=True))
+    t_act = _empty_act(staff, shifts[0])
+    acts = 1 + STAKES + 1 + len(NOIR + ROUGE) + 1  # open, the stakes, close, the cards, settle
     report(
         f"Floor: {rounds} rounds of {len(shifts)} coups (12 cards, {STAKES} stakes each) on "
         "PostgreSQL, each round through the services then by bulk INSERT (medians of the rounds)",
@@ -295,5 +297,33 @@ def run() -> None:
                 f"{t_services / t_bulk:.1f}x (rounds {ratios[0]:.1f}x to {ratios[-1]:.1f}x; "
                 "aim: within 5x)",
             ),
+            (
+                "an act's fixed part (its round locked, an audit event, the commit)",
+                f"{t_act * 1000:.2f} ms; x {acts} acts a coup: "
+                f"{acts * t_act / t_bulk:.1f}x the bulk coup",
+            ),
         ],
     )
+
+
+def _empty_act(staff: dict[str, Any], shift: Any, runs: int = 300) -> float:
+    """The median seconds of an act that does nothing but what every act does: its transaction,
+    its round locked with the actor's duty checked, its audit event, the commit. The floor under
+    each of a coup's acts, whatever the act writes."""
+    from django.db import transaction
+
+    from audit.chain import audit_record
+    from casino.floor.models import Coup, Duty
+    from casino.floor.services import round_locked
+
+    tailleur = staff[f"tailleur{shift.table.number}"]
+    coup = Coup.objects.filter(shift=shift).latest("pk")
+
+    def act() -> float:
+        started = time.perf_counter()
+        with transaction.atomic():
+            round_locked(Coup, coup.pk, tailleur, Duty.Post.TAILLEUR, act="bench")
+            audit_record(actor=tailleur, action="bench.empty_act", subject=coup)
+        return time.perf_counter() - started
+
+    return statistics.median([act() for _ in range(runs)])
