@@ -12,7 +12,7 @@ from collections import defaultdict
 from types import SimpleNamespace
 from typing import Any
 
-from tests.bench.harness import bench_people, bulk_copy, bulk_written, report
+from tests.bench.harness import act_floor, bench_people, bulk_copy, bulk_written, report
 
 DEALS = 20
 WATCHED = 3  # further deals played with every act's queries counted (counting slows them)
@@ -183,6 +183,8 @@ def run() -> None:
     per_services = statistics.median(through_services)
     per_sheet = statistics.median(from_sheets)
     per_bulk = statistics.median(by_bulk)
+    per_deal = statistics.median(acts)
+    t_act = act_floor(deal, cast.croupier, "croupier")
     report(
         f"Alliance at the cercle table: {DEALS} seeded deals of 4 players (a median "
         f"{statistics.median(acts):g} acts each: opened, dealt, the calls, the contract, 48 cards) "
@@ -204,6 +206,11 @@ def run() -> None:
                 f"{statistics.median(events):g} chained audit events)",
             ),
             ("ratio services / bulk", f"{per_services / per_bulk:.1f}x (aim: within 5x)"),
+            (
+                "an act's fixed part (its round locked, an audit event, the commit)",
+                f"{t_act * 1000:.2f} ms; x {per_deal:g} acts a deal: "
+                f"{per_deal * t_act / per_bulk:.1f}x the bulk deal",
+            ),
             ("ratio deal_record / bulk", f"{per_sheet / per_bulk:.1f}x"),
             (f"queries per act ({WATCHED} deals, savepoints included)", ""),
             *counted.rows(),

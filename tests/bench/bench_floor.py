@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from tests.bench.harness import bench_people, bulk_written, report
+from tests.bench.harness import act_floor, bench_people, bulk_written, report
 
 NOIR = "2 3 4 5 7 K".split()  # 31
 ROUGE = "A 2 4 6 9 K".split()  # 32: noir wins, 12 cards a coup
@@ -284,7 +284,12 @@ def run() -> None:
         bulk.append(_bulk_floor(copier, numbers, events_per_coup) / len(shifts))
     t_services, t_bulk = statistics.median(services), statistics.median(bulk)
     ratios = sorted(s / b for s, b in zip(services, bulk, strict=True))
-    t_act = _empty_act(staff, shifts[0])
+    first = shifts[0]
+    t_act = act_floor(
+        Coup.objects.filter(shift=first).latest("pk"),
+        staff[f"tailleur{first.table.number}"],
+        "tailleur",
+    )
     acts = 1 + STAKES + 1 + len(NOIR + ROUGE) + 1  # open, the stakes, close, the cards, settle
     report(
         f"Floor: {rounds} rounds of {len(shifts)} coups (12 cards, {STAKES} stakes each) on "
@@ -304,26 +309,3 @@ def run() -> None:
             ),
         ],
     )
-
-
-def _empty_act(staff: dict[str, Any], shift: Any, runs: int = 300) -> float:
-    """The median seconds of an act that does nothing but what every act does: its transaction,
-    its round locked with the actor's duty checked, its audit event, the commit. The floor under
-    each of a coup's acts, whatever the act writes."""
-    from django.db import transaction
-
-    from audit.chain import audit_record
-    from casino.floor.models import Coup, Duty
-    from casino.floor.services import round_locked
-
-    tailleur = staff[f"tailleur{shift.table.number}"]
-    coup = Coup.objects.filter(shift=shift).latest("pk")
-
-    def act() -> float:
-        started = time.perf_counter()
-        with transaction.atomic():
-            round_locked(Coup, coup.pk, tailleur, Duty.Post.TAILLEUR, act="bench")
-            audit_record(actor=tailleur, action="bench.empty_act", subject=coup)
-        return time.perf_counter() - started
-
-    return statistics.median([act() for _ in range(runs)])

@@ -8,7 +8,7 @@ import random
 import time
 from typing import Any
 
-from tests.bench.harness import bench_people, bulk_copy, bulk_written, report
+from tests.bench.harness import act_floor, bench_people, bulk_copy, bulk_written, report
 
 TABLES = 4
 STAKES = 10  # placed before the first draw, on ten ranks
@@ -201,6 +201,10 @@ def run() -> None:
     )
     per_services = t_services / played
     per_bulk = t_bulk / COPIES
+    number, shift = shifts[0]
+    t_act = act_floor(
+        Taille.objects.filter(shift=shift).latest("pk"), staff[f"tailleur{number}"], "tailleur"
+    )
     report(
         f"Pharao at the table: {played} whole tailles (26 draws, {STAKES} stakes, marks and "
         f"collects: {acts // played} acts each) on PostgreSQL",
@@ -209,5 +213,10 @@ def run() -> None:
             ("", f"{acts / t_services:,.1f} acts/s, {per_services:.2f} s a taille"),
             ("the same rows by bulk INSERT, one transaction", f"{26 / per_bulk:,.1f} draws/s"),
             ("ratio services / bulk", f"{per_services / per_bulk:.1f}x (aim: within 5x)"),
+            (
+                "an act's fixed part (its round locked, an audit event, the commit)",
+                f"{t_act * 1000:.2f} ms; x {acts // played} acts a taille: "
+                f"{acts // played * t_act / per_bulk:.1f}x the bulk taille",
+            ),
         ],
     )

@@ -275,3 +275,22 @@ def gunicorn(*, workers: int, **env: str) -> Iterator[int]:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def act_floor(round_: Any, person: Any, post: str, runs: int = 300) -> float:
+    """The median seconds of an act that does nothing but what every table act does: its
+    transaction, its round (a coup, a taille, a deal) locked with ``person``'s duty as ``post``
+    checked, its audit event, the commit. The floor under each act, whatever the act writes."""
+    from django.db import transaction
+
+    from audit.chain import audit_record
+    from casino.floor.services import round_locked
+
+    def act() -> float:
+        started = time.perf_counter()
+        with transaction.atomic():
+            round_locked(type(round_), round_.pk, person, post, act="bench")
+            audit_record(actor=person, action="bench.empty_act", subject=round_)
+        return time.perf_counter() - started
+
+    return statistics.median([act() for _ in range(runs)])
