@@ -36,24 +36,27 @@ import queue
 import threading
 import zipfile
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from django.contrib.postgres.aggregates import StringAgg
 from django.db import connection
 from django.db.models import (
     BooleanField,
     CharField,
     Expression,
     ExpressionWrapper,
+    F,
     Func,
     JSONField,
     OuterRef,
     Q,
     QuerySet,
     Subquery,
+    TextField,
 )
 
 from audit import canonical
@@ -101,20 +104,6 @@ def _csv(rows: list[dict[str, Any]]) -> str:
         writer = csv.DictWriter(out, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    return out.getvalue()
-
-
-def _csv_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """``header`` then ``rows``, the same text as ``_csv`` of the same rows as dicts (nothing at
-    all without a row). The day's records run to tens of thousands of rows: as tuples, they are
-    written in one call of the C writer."""
-    rows = list(rows)
-    if not rows:
-        return ""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(header)
-    writer.writerows(rows)
     return out.getvalue()
 
 
@@ -349,11 +338,73 @@ def _talon_row(pack: Pack, taille: int, file: str, talon: Talon) -> dict[str, An
     }
 
 
+# A field of a row as Python's ``csv.writer`` writes it (its defaults: QUOTE_MINIMAL, a quote
+# doubled), by the field's type, written by PostgreSQL: None as nothing, a number as ``str``
+# writes it (and a time's ``TimeText``: neither ever holds what is quoted), a flag as True or
+# False, a text as it is unless it holds a comma, a quote, a carriage return or a line feed (then
+# quoted). tests/reports/test_export_text.py holds the two to the same text.
+CSV_FIELDS = {
+    "plain": "COALESCE(({0})::text, '')",
+    "flag": "CASE ({0})::boolean WHEN true THEN 'True' WHEN false THEN 'False' ELSE '' END",
+    "text": r"""CASE WHEN {0} ~ E'[",\r\n]' THEN '"' || replace({0}, '"', '""') || '"'
+        ELSE COALESCE({0}, '') END""",
+}
+_CSV_KINDS = {
+    "AutoField": "plain",
+    "BigAutoField": "plain",
+    "SmallAutoField": "plain",
+    "IntegerField": "plain",
+    "BigIntegerField": "plain",
+    "SmallIntegerField": "plain",
+    "PositiveIntegerField": "plain",
+    "PositiveBigIntegerField": "plain",
+    "PositiveSmallIntegerField": "plain",
+    "BooleanField": "flag",
+    "CharField": "text",
+    "TextField": "text",
+}
+
+
+class CsvRow(Func):
+    """The fields of a row of ``csv.writer`` (``CSV_FIELDS``), joined by commas, without its
+    line terminator. A type the table does not name (a date, a decimal) is refused: Python
+    writes it otherwise."""
+
+    output_field = TextField()
+
+    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:
+        fields, params = [], []
+        for expression in self.get_source_expressions():
+            sql, field_params = compiler.compile(expression)
+            field = expression.output_field
+            kind = (
+                "plain"
+                if isinstance(expression, TimeText)
+                else _CSV_KINDS.get(getattr(field, "target_field", field).get_internal_type())
+            )
+            if kind is None:
+                raise TypeError(f"no CSV text for {field!r} in PostgreSQL")
+            template = CSV_FIELDS[kind]
+            fields.append(template.format(sql))
+            params.extend(list(field_params) * template.count("{0}"))
+        return " || ',' || ".join(fields), params
+
+
 def _records(query: QuerySet[Any], columns: dict[str, str | Expression]) -> str:
-    """``query``'s records as CSV: ``columns`` names each column of the header and the field
-    (or expression) it is read from. Each row goes from the cursor to the CSV writer as it is:
-    what a column writes is computed in the query (a time's text, a flag)."""
-    return _csv_table(list(columns), query.values_list(*columns.values()))
+    """``query``'s records as CSV, the text of ``_csv`` of the same rows as dicts (nothing at all
+    without a row): ``columns`` names each column of the header and the field (or expression)
+    it is read from. The rows are written by PostgreSQL (``CsvRow``), in the query's order, in
+    one text: a day's stakes, settlements and movements, read as rows and written by the C
+    writer, took 0.3 s of Python's time."""
+    fields = [F(column) if isinstance(column, str) else column for column in columns.values()]
+    text = query.aggregate(
+        rows=StringAgg(CsvRow(*fields), delimiter="\r\n", order_by=query.query.order_by)
+    )["rows"]
+    if text is None:  # no row: no header either, as ``_csv_table``
+        return ""
+    header = io.StringIO()
+    csv.writer(header).writerow(columns)
+    return f"{header.getvalue()}{text}\r\n"
 
 
 # One line of ``audit/events.jsonl`` per event, written by PostgreSQL: 114,000 a day, which
