@@ -60,7 +60,8 @@ def test_postgresql_writes_the_events_lines_as_json_dumps_does(cast):
             "hash",
         )
     )
-    written = _events_jsonl(SimpleNamespace(chain_from=first.seq, chain_to=last.seq))  # type: ignore[arg-type]
+    events_range = SimpleNamespace(chain_from=first.seq, chain_to=last.seq)
+    written = b"".join(_events_jsonl(events_range)).decode()  # type: ignore[arg-type]
     assert written == expected
     assert AWKWARD in json.loads(written.split("\n")[1])["subject_id"]
 
