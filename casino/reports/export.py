@@ -53,6 +53,8 @@ from django.db.models import (
     F,
     Func,
     JSONField,
+    Max,
+    Min,
     OuterRef,
     Q,
     QuerySet,
@@ -290,12 +292,26 @@ def _overrides(coup: Coup) -> dict[str, Any]:
     return rules
 
 
+def _of_coups(coups: Q, first: int | None, last: int | None) -> Q:
+    """The records (stakes, settlements) of ``coups``, the first and last of whose ids are
+    ``first`` and ``last``, said besides: a day's coups are a few thousand in a row, and told
+    only which, PostgreSQL read the month's 700,000 stakes (or settlements) to keep a day's
+    23,000 (0.1 s of a day's export for three such reads), where the range is read by index."""
+    if first is None or last is None:  # no coup
+        return coups
+    return coups & Q(coup__id__range=(first, last))
+
+
 def _replay_stakes(pack_ids: list[int]) -> dict[TalonKey, list[dict[str, Any]]]:
     """The stakes of each talon of the packs as the replay lists them, in the order of their
     coups; a stake withdrawn before the first card has no place there."""
     stakes: dict[TalonKey, list[dict[str, Any]]] = defaultdict(list)
+    coups = Coup.objects.filter(pack__in=pack_ids).aggregate(first=Min("id"), last=Max("id"))
     for pack_id, taille, number, pk, chance, amount, insured, on_refait in (
-        Stake.objects.filter(coup__pack__in=pack_ids, withdrawal__isnull=True)
+        Stake.objects.filter(
+            _of_coups(Q(coup__pack__in=pack_ids), coups["first"], coups["last"]),
+            withdrawal__isnull=True,
+        )
         .order_by("coup__pack_id", "coup__taille", "coup__number", "id")
         .values_list(
             "coup__pack_id",
@@ -547,11 +563,16 @@ def export_zip(report: Report) -> bytes:
             .values(*COUP_FIELDS, opened_text=TimeText("opened_at"))
         ]
         archive.writestr("coups.csv", _csv(coup_rows))
+        day_coups = _of_coups(
+            Q(coup__shift__in=shifts),
+            coup_rows[0]["id"] if coup_rows else None,
+            coup_rows[-1]["id"] if coup_rows else None,
+        )
         archive.writestr("coups.json", indented(coup_rows))
         archive.writestr(
             "stakes.csv",
             _records(
-                Stake.objects.filter(coup__shift__in=shifts).order_by("id"),
+                Stake.objects.filter(day_coups).order_by("id"),
                 {
                     "id": "id",
                     "coup": "coup_id",
@@ -572,7 +593,7 @@ def export_zip(report: Report) -> bytes:
         archive.writestr(
             "settlements.csv",
             _records(
-                Settlement.objects.filter(coup__shift__in=shifts).order_by("id"),
+                Settlement.objects.filter(day_coups).order_by("id"),
                 {
                     "coup": "coup_id",
                     "stake": "stake_id",
