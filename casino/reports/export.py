@@ -419,7 +419,7 @@ def _records(query: QuerySet[Any], columns: dict[str, str | Expression]) -> str:
     text = query.aggregate(
         rows=StringAgg(CsvRow(*fields), delimiter="\r\n", order_by=query.query.order_by)
     )["rows"]
-    if text is None:  # no row: no header either, as ``_csv_table``
+    if text is None:  # no row: no header either, as ``_csv``
         return ""
     header = io.StringIO()
     csv.writer(header).writerow(columns)
@@ -563,12 +563,12 @@ def export_zip(report: Report) -> bytes:
             .values(*COUP_FIELDS, opened_text=TimeText("opened_at"))
         ]
         archive.writestr("coups.csv", _csv(coup_rows))
+        archive.writestr("coups.json", indented(coup_rows))
         day_coups = _of_coups(
             Q(coup__shift__in=shifts),
-            coup_rows[0]["id"] if coup_rows else None,
+            coup_rows[0]["id"] if coup_rows else None,  # the rows are in the order of their ids
             coup_rows[-1]["id"] if coup_rows else None,
         )
-        archive.writestr("coups.json", indented(coup_rows))
         archive.writestr(
             "stakes.csv",
             _records(
