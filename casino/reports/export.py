@@ -53,8 +53,6 @@ from django.db.models import (
     F,
     Func,
     JSONField,
-    Max,
-    Min,
     OuterRef,
     Q,
     QuerySet,
@@ -306,10 +304,14 @@ def _replay_stakes(pack_ids: list[int]) -> dict[TalonKey, list[dict[str, Any]]]:
     """The stakes of each talon of the packs as the replay lists them, in the order of their
     coups; a stake withdrawn before the first card has no place there."""
     stakes: dict[TalonKey, list[dict[str, Any]]] = defaultdict(list)
-    coups = Coup.objects.filter(pack__in=pack_ids).aggregate(first=Min("id"), last=Max("id"))
+    # The packs' coups' ids, read to take the first and last (3 ms): PostgreSQL's MIN(id) walked
+    # the month's coups by id, from the first, to the first of the packs' (17 ms).
+    coups = list(Coup.objects.filter(pack__in=pack_ids).values_list("id", flat=True))
     for pack_id, taille, number, pk, chance, amount, insured, on_refait in (
         Stake.objects.filter(
-            _of_coups(Q(coup__pack__in=pack_ids), coups["first"], coups["last"]),
+            _of_coups(
+                Q(coup__pack__in=pack_ids), min(coups, default=None), max(coups, default=None)
+            ),
             withdrawal__isnull=True,
         )
         .order_by("coup__pack_id", "coup__taille", "coup__number", "id")
