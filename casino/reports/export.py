@@ -290,29 +290,27 @@ def _overrides(coup: Coup) -> dict[str, Any]:
     return rules
 
 
-def _of_coups(coups: Q, first: int | None, last: int | None) -> Q:
-    """The records (stakes, settlements) of ``coups``, the first and last of whose ids are
-    ``first`` and ``last``, said besides: a day's coups are a few thousand in a row, and told
-    only which, PostgreSQL read the month's 700,000 stakes (or settlements) to keep a day's
-    23,000 (0.1 s of a day's export for three such reads), where the range is read by index."""
-    if first is None or last is None:  # no coup
-        return coups
-    return coups & Q(coup__id__range=(first, last))
+def _coups_between(ids: list[int], field: str = "coup__id") -> Q:
+    """``field`` (a coup's id) between the first and last of ``ids``, the coups a query is
+    about, said besides them (nothing without a coup). A day's coups are a few thousand in a
+    row; told only which, PostgreSQL read the month's 700,000 stakes (or settlements, or 200,000
+    coups' results) to keep a day's, where a range of ids is read by index: 0.13 s of a day's
+    export, in four reads."""
+    if not ids:
+        return Q()
+    return Q(**{f"{field}__range": (min(ids), max(ids))})
 
 
 def _replay_stakes(pack_ids: list[int]) -> dict[TalonKey, list[dict[str, Any]]]:
     """The stakes of each talon of the packs as the replay lists them, in the order of their
     coups; a stake withdrawn before the first card has no place there."""
     stakes: dict[TalonKey, list[dict[str, Any]]] = defaultdict(list)
-    # The packs' coups' ids, read to take the first and last (3 ms): PostgreSQL's MIN(id) walked
-    # the month's coups by id, from the first, to the first of the packs' (17 ms).
+    # The ids themselves (3 ms): PostgreSQL's MIN(id) of the packs' coups walked the month's
+    # coups by id, from the first, to the first of the packs' (17 ms).
     coups = list(Coup.objects.filter(pack__in=pack_ids).values_list("id", flat=True))
     for pack_id, taille, number, pk, chance, amount, insured, on_refait in (
         Stake.objects.filter(
-            _of_coups(
-                Q(coup__pack__in=pack_ids), min(coups, default=None), max(coups, default=None)
-            ),
-            withdrawal__isnull=True,
+            _coups_between(coups), coup__pack__in=pack_ids, withdrawal__isnull=True
         )
         .order_by("coup__pack_id", "coup__taille", "coup__number", "id")
         .values_list(
@@ -561,23 +559,21 @@ def export_zip(report: Report) -> bytes:
                 archive.writestr("report.pdf", pdf.read())
         # The records of a day run to tens of thousands of rows: read as values, not as model
         # instances (with their related ones), which cost most of the export's time.
+        coup_ids = list(Coup.objects.filter(shift__in=shifts).values_list("id", flat=True))
         coup_rows = [
             _coup_row(c)
-            for c in Coup.objects.filter(shift__in=shifts)
+            for c in Coup.objects.filter(_coups_between(coup_ids, "id"), shift__in=shifts)
             .order_by("id")
             .values(*COUP_FIELDS, opened_text=TimeText("opened_at"))
         ]
         archive.writestr("coups.csv", _csv(coup_rows))
         archive.writestr("coups.json", indented(coup_rows))
-        day_coups = _of_coups(
-            Q(coup__shift__in=shifts),
-            coup_rows[0]["id"] if coup_rows else None,  # the rows are in the order of their ids
-            coup_rows[-1]["id"] if coup_rows else None,
-        )
         archive.writestr(
             "stakes.csv",
             _records(
-                Stake.objects.filter(day_coups).order_by("id"),
+                Stake.objects.filter(_coups_between(coup_ids), coup__shift__in=shifts).order_by(
+                    "id"
+                ),
                 {
                     "id": "id",
                     "coup": "coup_id",
@@ -598,7 +594,9 @@ def export_zip(report: Report) -> bytes:
         archive.writestr(
             "settlements.csv",
             _records(
-                Settlement.objects.filter(day_coups).order_by("id"),
+                Settlement.objects.filter(
+                    _coups_between(coup_ids), coup__shift__in=shifts
+                ).order_by("id"),
                 {
                     "coup": "coup_id",
                     "stake": "stake_id",
