@@ -3,18 +3,22 @@
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import io
 import json
 from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection, transaction
+from django.db.models import BooleanField, CharField, IntegerField, Value
 
 from audit.canonical import format_time
 from audit.chain import audit_record
 from audit.models import AuditEvent
-from casino.reports.export import TIME_TEXT, _events_jsonl
+from casino.reports.export import TIME_TEXT, TimeText, _events_jsonl, _records
 from tests.test_json_text import AWKWARD
 
 
@@ -56,6 +60,65 @@ def test_postgresql_writes_the_events_lines_as_json_dumps_does(cast):
             "hash",
         )
     )
-    written = _events_jsonl(SimpleNamespace(chain_from=first.seq, chain_to=last.seq))  # type: ignore[arg-type]
+    events_range = SimpleNamespace(chain_from=first.seq, chain_to=last.seq)
+    written = b"".join(_events_jsonl(events_range)).decode()  # type: ignore[arg-type]
     assert written == expected
     assert AWKWARD in json.loads(written.split("\n")[1])["subject_id"]
+
+
+# Texts the CSV writer quotes (a comma, a quote, a carriage return, a line feed) and texts it
+# leaves as they are (the empty text, spaces, a tab, a backslash, the rest of AWKWARD).
+CSV_TEXTS = [
+    AWKWARD,
+    "a,b",
+    'say "hi"',
+    '"',
+    "two\nlines",
+    "cr\rhere",
+    "\r\n",
+    "",
+    " ",
+    "\t",
+    "é ü",
+]
+
+
+def _written_by_python(query, columns):  # type: ignore[no-untyped-def]
+    """The records' CSV as Python wrote it before PostgreSQL did."""
+    rows = list(query.values_list(*columns.values()))
+    if not rows:
+        return ""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(columns)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def test_postgresql_writes_the_records_csv_as_the_csv_writer_does(cast):
+    people = User.objects.order_by("id")
+    for person, text in zip(people, CSV_TEXTS * len(people), strict=False):
+        User.objects.filter(pk=person.pk).update(first_name=text, last_name=text[::-1])
+    columns = {
+        "id": "id",
+        "username": "username",
+        "first_name": "first_name",
+        "last_name": "last_name",
+        "staff": "is_staff",
+        "joined": TimeText("date_joined"),
+        "none": Value(None, output_field=CharField()),
+        "empty": Value("", output_field=CharField()),
+        "minus": Value(-12, output_field=IntegerField()),
+        "nothing": Value(None, output_field=IntegerField()),
+        "yes": Value(True, output_field=BooleanField()),
+        "unknown": Value(None, output_field=BooleanField()),
+        **{f"given {i}": Value(text, output_field=CharField()) for i, text in enumerate(CSV_TEXTS)},
+    }
+    assert people.count() >= len(CSV_TEXTS)
+    assert _records(people, columns) == _written_by_python(people, columns)
+    assert _records(people.filter(pk__lt=0), columns) == ""
+
+
+def test_the_records_csv_refuses_a_type_postgresql_would_write_otherwise(cast):
+    with pytest.raises(TypeError, match="no CSV text"):
+        _records(User.objects.order_by("id"), {"joined": "date_joined"})
