@@ -431,10 +431,9 @@ def _records(query: QuerySet[Any], columns: dict[str, str | Expression]) -> str:
 # ensure_ascii=False)`` and its line feed: the keys in this order, ", " and ": " between them,
 # each text escaped as ``to_json`` and ``json.dumps`` both escape it (\" \\ \b \f \n \r \t,
 # other control characters as \u00xx, everything else as it is);
-# tests/reports/test_export_text.py holds them together. The hashes are hex digests, which
-# neither escapes: the chain's writer computes each in PostgreSQL (``encode(sha256(...),
-# 'hex')``) and its trigger takes a ``prev_hash`` only equal to the last hash; written between
-# quotes as they are, they cost PostgreSQL 60 ms less a day than through ``to_json``. The
+# tests/reports/test_export_text.py holds them together. Every field goes through ``to_json``,
+# the hashes too: they are hex digests when our writer made them, but the export must say
+# exactly what is stored, an edited row included, for the verifier to name it. The
 # lines come in rows of 256: a row each cost Python 0.1 s more of a day's export to take in, the
 # lines of a part in one text (``string_agg`` sorting them all) cost PostgreSQL 0.15 s more.
 EVENT_LINES = f"""
@@ -446,10 +445,10 @@ SELECT string_agg(
     || ', "action": ' || to_json(action)
     || ', "subject_type": ' || to_json(subject_type)
     || ', "subject_id": ' || to_json(subject_id)
-    || ', "prev_hash": "' || prev_hash
-    || '", "payload": ' || to_json(payload)
-    || ', "hash": "' || hash
-    || E'"}}\n',
+    || ', "prev_hash": ' || to_json(prev_hash)
+    || ', "payload": ' || to_json(payload)
+    || ', "hash": ' || to_json(hash)
+    || E'}}\n',
     '' ORDER BY seq
 )
 FROM {AuditEvent._meta.db_table}
