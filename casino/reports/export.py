@@ -52,6 +52,7 @@ from django.db.models import (
     ExpressionWrapper,
     F,
     Func,
+    IntegerField,
     JSONField,
     OuterRef,
     Q,
@@ -368,20 +369,22 @@ CSV_FIELDS = {
     "text": r"""CASE WHEN {0} ~ E'[",\r\n]' THEN '"' || replace({0}, '"', '""') || '"'
         ELSE COALESCE({0}, '') END""",
 }
-_CSV_KINDS = {
-    "AutoField": "plain",
-    "BigAutoField": "plain",
-    "SmallAutoField": "plain",
-    "IntegerField": "plain",
-    "BigIntegerField": "plain",
-    "SmallIntegerField": "plain",
-    "PositiveIntegerField": "plain",
-    "PositiveBigIntegerField": "plain",
-    "PositiveSmallIntegerField": "plain",
-    "BooleanField": "flag",
-    "CharField": "text",
-    "TextField": "text",
-}
+
+
+def _csv_kind(expression: Any) -> str | None:
+    """The ``CSV_FIELDS`` kind of a column, by its field's type (a foreign key's, by the field it
+    points to); None for a type Python writes otherwise (a date, a decimal)."""
+    if isinstance(expression, TimeText):
+        return "plain"
+    field = expression.output_field
+    field = getattr(field, "target_field", field)
+    if isinstance(field, BooleanField):
+        return "flag"
+    if isinstance(field, IntegerField):  # the auto fields and every integer field derive from it
+        return "plain"
+    if isinstance(field, (CharField, TextField)):
+        return "text"
+    return None
 
 
 class CsvRow(Func):
@@ -395,14 +398,9 @@ class CsvRow(Func):
         fields, params = [], []
         for expression in self.get_source_expressions():
             sql, field_params = compiler.compile(expression)
-            field = expression.output_field
-            kind = (
-                "plain"
-                if isinstance(expression, TimeText)
-                else _CSV_KINDS.get(getattr(field, "target_field", field).get_internal_type())
-            )
+            kind = _csv_kind(expression)
             if kind is None:
-                raise TypeError(f"no CSV text for {field!r} in PostgreSQL")
+                raise TypeError(f"no CSV text for {expression.output_field!r} in PostgreSQL")
             template = CSV_FIELDS[kind]
             fields.append(template.format(sql))
             params.extend(list(field_params) * template.count("{0}"))
@@ -563,7 +561,11 @@ def export_zip(report: Report) -> bytes:
                 archive.writestr("report.pdf", pdf.read())
         # The records of a day run to tens of thousands of rows: read as values, not as model
         # instances (with their related ones), which cost most of the export's time.
-        coup_ids = list(Coup.objects.filter(shift__in=shifts).values_list("id", flat=True))
+        # The day's coups: their ids bound the reads below; their packs and tailles are the talons.
+        day_coups = list(
+            Coup.objects.filter(shift__in=shifts).values_list("id", "pack_id", "taille")
+        )
+        coup_ids = [pk for pk, _pack, _taille in day_coups]
         coup_rows = [
             _coup_row(c)
             for c in Coup.objects.filter(_coups_between(coup_ids, "id"), shift__in=shifts)
@@ -634,12 +636,7 @@ def export_zip(report: Report) -> bytes:
                 },
             ),
         )
-        keys = list(
-            Coup.objects.filter(shift__in=shifts)
-            .values_list("pack_id", "taille")
-            .distinct()
-            .order_by("pack_id", "taille")
-        )
+        keys = sorted({(pack_id, taille) for _pk, pack_id, taille in day_coups})
         packs = Pack.objects.in_bulk({pack_id for pack_id, _taille in keys})
         talons = talons_of(packs, keys)
         documents = replay_documents(talons)

@@ -187,7 +187,7 @@ def run() -> None:
     t_act = act_floor(deal, cast.croupier, "croupier")
     report(
         f"Alliance at the cercle table: {DEALS} seeded deals of 4 players (a median "
-        f"{statistics.median(acts):g} acts each: opened, dealt, the calls, the contract, 48 cards) "
+        f"{per_deal:g} acts each: opened, dealt, the calls, the contract, 48 cards) "
         "on PostgreSQL, medians per deal",
         [
             (
