@@ -18,6 +18,7 @@ from typing import Any
 # Values the C encoder writes alone, by their exact type (a subclass goes the long way, by
 # ``_dumps``, which writes it the same).
 _PLAIN = frozenset({str, int, float, bool, type(None)})
+_TEXT = frozenset({str})  # keys the C encoder writes as they are (the rest: by ``_dumps`` too)
 
 
 @functools.cache
@@ -49,7 +50,7 @@ def indented(value: Any, level: int = 0) -> str:
     members: Iterable[Any]
     if isinstance(value, dict):
         members = value.values()
-        if not all(isinstance(key, str) for key in value):
+        if not _TEXT.issuperset(map(type, value)):
             # The standard encoder's way with other keys (numbers, booleans) is not repeated here.
             return _indented_by_the_standard_library(value, level)
     elif isinstance(value, (list, tuple)):
