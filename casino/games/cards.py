@@ -212,6 +212,13 @@ class Composition:
         left.subtract(Counter(laid))
         return left
 
+    def codes_left(self, laid: Mapping[str, int]) -> list[str]:
+        """The codes of the cards left once those ``laid`` (counted by code) are out, in pack
+        order, each as often as it is left: ``remaining`` by code, hashed in C."""
+        return [
+            code for code, n in self._counts_by_code.items() for _ in range(n - laid.get(code, 0))
+        ]
+
 
 def check_whole_pack(cards: Sequence[Card], *, repeated: str, count: str) -> None:
     """A whole single pack (Pharao's taille, Alliance's deal): 52 distinct cards. ``ForeignCard``

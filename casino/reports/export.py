@@ -71,7 +71,6 @@ from casino.disputes.models import about_seances
 from casino.floor.coups import rules_of
 from casino.floor.models import Coup, Movement, Settlement, Shift, Stake
 from casino.floor.registry import game_module
-from casino.games.cards import card
 from casino.json_text import indented
 from casino.reports.models import Report
 from shoes.models import CardLaid, Pack, TalonCount
@@ -221,12 +220,8 @@ def _talon(pack: Pack, laid: list[tuple[str, bool]], count: TalonCount | None) -
     dealt = [code for code, burned in laid if not burned]
     if count is not None and count.balanced:
         return Talon(dealt, list(count.cards), "recorded", count)
-    holds = composition(pack)
-    # Counted by code, then by card (a Counter is the cards it counts, to ``remaining``): a code
-    # hashes in C, a card (a dataclass) in Python.
-    by_code = Counter(code for code, _burned in laid)
-    left = holds.remaining(Counter({card(code): n for code, n in by_code.items()}))
-    remaining = [str(c) for c in dict.fromkeys(holds.cards) for _ in range(max(left[c], 0))]
+    # Counted by code: a code hashes in C, a card (a dataclass) in Python.
+    remaining = composition(pack).codes_left(Counter(code for code, _burned in laid))
     if count is not None:
         return Talon(dealt, remaining, "recorded_not_reconciled", count)
     return Talon(dealt, remaining, "not_recorded" if remaining else "none_left", None)

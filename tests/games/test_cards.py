@@ -1,8 +1,11 @@
 from __future__ import annotations
 
 import doctest
+from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import casino.games.cards
 from casino.games.cards import SINGLE_PACK, SIXAIN, Colour, card, cards_of_codes
@@ -79,3 +82,15 @@ def test_a_seventh_card_is_foreign_to_a_sixain_and_a_second_to_a_single_pack():
     assert error.value.where == "cards[7]"
     with pytest.raises(ForeignCard, match="AS appears 2 times"):
         SINGLE_PACK.check_contains([card("AS"), card("KH"), card("AS")])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    laid=st.lists(st.sampled_from([c.code for c in SINGLE_PACK.cards] + ["ZZ"]), max_size=340),
+    composition=st.sampled_from([SIXAIN, SINGLE_PACK]),
+)
+def test_the_codes_left_are_the_cards_remaining_in_pack_order(laid, composition):
+    # A card laid more often than the pack holds it (and a foreign code) leaves none of it.
+    left = composition.remaining(card(code) for code in laid if code != "ZZ")
+    expected = [str(c) for c in dict.fromkeys(composition.cards) for _ in range(max(left[c], 0))]
+    assert composition.codes_left(Counter(laid)) == expected
