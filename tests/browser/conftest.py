@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -33,7 +32,6 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-T = TypeVar("T")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
@@ -96,20 +94,3 @@ def screenshot(page: Any, name: str) -> Path:
 
 def _scratch() -> Path:
     return Path(os.environ.get("TMPDIR", "/tmp")) / "casino-screenshots"
-
-
-def apart(work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-    """``work(*args, **kwargs)`` in a thread of its own, its database connection closed after.
-    pyHanko signs and verifies a PDF with ``asyncio.run``, which cannot run in the test's thread,
-    where Playwright's event loop runs."""
-
-    def run() -> T:
-        from django.db import connections
-
-        try:
-            return work(*args, **kwargs)
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()

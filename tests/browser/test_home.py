@@ -25,7 +25,8 @@ from casino.reports.models import RegisterSignOff, Report
 from casino.reports.services import registers_due, report_render
 from casino.reports.signing import verify_pdf
 from shoes.models import Pack, PackEvent, PackState, SealVerification
-from tests.browser.conftest import apart, screenshot
+from tests.apart import apart
+from tests.browser.conftest import screenshot
 from tests.disputes.test_disputes import played_coup
 from tests.reports.test_shift_report import closed_seance, rendered
 
