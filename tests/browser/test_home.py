@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 import re
 import zipfile
 from pathlib import Path
@@ -218,6 +219,10 @@ def test_the_regulator_downloads_a_signed_report_and_its_export_from_his_home(
     assert archive.testzip() is None
     assert {"report.pdf", "coups.csv", "audit/events.jsonl"} <= set(archive.namelist())
     assert archive.read("report.pdf") == signed
+    # No transaction around the server's request: its events were read ahead, on a connection
+    # of their own, every one of the report's range.
+    events = [json.loads(line) for line in archive.read("audit/events.jsonl").splitlines()]
+    assert [e["seq"] for e in events] == list(range(report.chain_from, report.chain_to + 1))
 
 
 def test_a_croupier_who_opens_the_commissioner_s_pages_is_refused_and_nothing_is_recorded(
