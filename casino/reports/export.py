@@ -490,8 +490,7 @@ class _EventsAhead:
     while the caller reads and writes the records: two PostgreSQL processes then work at once,
     and the deflater (``_Deflater``) takes the parts as they come. Another connection reads what
     is committed alone, which is all of a report's range: its events were appended and committed
-    before the report named them, and never change. Inside a transaction (a test's), the events
-    are read in it, on the caller's thread (``events_of``).
+    before the report named them, and never change (``events_of`` says when it is used).
 
     Read on the caller's connection, the events' seven reads took 0.3 s of a day's export, and
     their deflating (0.2 s) came after everything else: 1.06 s through the API, against 0.88 s
@@ -526,7 +525,8 @@ class _EventsAhead:
 
 def events_of(report: Report) -> Iterable[bytes]:
     """The report's ``audit/events.jsonl``, in parts: read ahead (``_EventsAhead``) unless the
-    caller is inside a transaction, which another connection would not see."""
+    caller is inside a transaction (a test's), which another connection would not see: then on
+    the caller's connection, as the records."""
     if connection.in_atomic_block:
         return _events_jsonl(report)
     return _EventsAhead(report)
