@@ -77,10 +77,24 @@ RANKS: tuple[Rank, ...] = tuple(Rank)
 SUITS: tuple[Suit, ...] = tuple(Suit)
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, eq=False, init=False)
 class Card:
+    """One of the 52 cards. There is one ``Card`` object per rank and suit (``Card(r, s)`` is
+    that object), so a card equals only itself and hashes by identity, both in C: a dataclass's
+    ``__eq__`` and ``__hash__`` are Python calls, and the engines compare and hash a card at
+    every card dealt, checked or played (issue 17)."""
+
     rank: Rank
     suit: Suit
+
+    def __new__(cls, rank: Rank, suit: Suit) -> Card:
+        try:
+            return _ONE_OF_EACH[rank, suit]
+        except (KeyError, TypeError):
+            raise TypeError(f"a card is a Rank and a Suit, not {rank!r} and {suit!r}") from None
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return card, (self.code,)  # a copy or an unpickled card is the one card too
 
     def __str__(self) -> str:
         return self.code
@@ -138,7 +152,16 @@ def rank(code: str) -> Rank:
 
 _code = attrgetter("code")  # a card's code, fetched in C
 
-ONE_PACK: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
+
+def _made(r: Rank, s: Suit) -> Card:
+    made = object.__new__(Card)
+    object.__setattr__(made, "rank", r)  # frozen: set as the dataclass's own __init__ sets
+    object.__setattr__(made, "suit", s)
+    return made
+
+
+_ONE_OF_EACH: dict[tuple[Rank, Suit], Card] = {(r, s): _made(r, s) for s in SUITS for r in RANKS}
+ONE_PACK: tuple[Card, ...] = tuple(_ONE_OF_EACH.values())
 _BY_CODE = {str(c): c for c in ONE_PACK}
 
 

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import copy
 import doctest
+import pickle
 from collections import Counter
 
 import pytest
@@ -8,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import casino.games.cards
-from casino.games.cards import SINGLE_PACK, SIXAIN, Colour, card, cards_of_codes
+from casino.games.cards import ONE_PACK, SINGLE_PACK, SIXAIN, Card, Colour, card, cards_of_codes
 from casino.games.errors import ForeignCard, IllegalCard
 from casino.games.reglement import Reglement, reglement
 from casino.games.trente_et_quarante import points
@@ -94,3 +96,19 @@ def test_the_codes_left_are_the_cards_remaining_in_pack_order(laid, composition)
     left = composition.remaining(card(code) for code in laid if code != "ZZ")
     expected = [str(c) for c in dict.fromkeys(composition.cards) for _ in range(max(left[c], 0))]
     assert composition.codes_left(Counter(laid)) == expected
+
+
+def test_there_is_one_card_of_each_rank_and_suit():
+    """A card equals only itself and hashes by identity (``Card``): so every way of getting a
+    card, copying or unpickling one, must give the one card."""
+    assert len(set(ONE_PACK)) == 52
+    for c in ONE_PACK:
+        assert Card(c.rank, c.suit) is c
+        assert card(c.code) is c
+        assert card(c.code.lower()) is c  # read by parts, not looked up
+        assert copy.copy(c) is c
+        assert copy.deepcopy([c])[0] is c
+        assert pickle.loads(pickle.dumps(c)) is c
+    assert card("AS") != card("AH")
+    with pytest.raises(TypeError, match="a card is a Rank and a Suit"):
+        Card("A", "S")  # type: ignore[arg-type]
