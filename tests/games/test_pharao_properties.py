@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from typing import Any
 
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from casino.games.cards import ONE_PACK, Card
 from casino.games.errors import PharaoRefusal
-from casino.games.pharao import Outcome, Side, TailleDeal, play_taille
+from casino.games.pharao import Outcome, Side, TailleDeal, _in_order, play_taille
 from casino.games.pharao_replay import _stake as _field_by_field
 from casino.games.pharao_replay import _well_formed_stake, render
 from casino.games.reglement import Reglement, reglement
@@ -255,3 +256,39 @@ def test_a_stake_read_at_once_is_the_stake_read_field_by_field(entry, taken):
         # reading; every other entry it accepts is read at once.
         if entry["rank"] in CODES_OF_RANKS:
             assert at_once == by_field
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=seeds, rules=rules(), shuffled=st.booleans())
+def test_a_taille_played_whole_is_its_cards_laid_one_by_one(seed, rules, shuffled):
+    """``play_taille`` lays each draw's two cards at once, unchecked (its pack is checked whole),
+    and sorts a draw's lines only when the stakes are not given in draw order: the same draws,
+    lines and refusals as the terminal's ``lay``, card by card, with every line sorted."""
+    sim = simulate_pharao_taille(seed=seed, reglement=rules, mistakes=0.3)
+    stakes = list(sim.stakes)
+    if shuffled:
+        random.Random(seed).shuffle(stakes)
+    whole = play_taille(sim.cards, stakes, sim.actions, rules)
+    order = {stake.id: index for index, (_, stake) in enumerate(stakes)}
+    deal = TailleDeal(sim.cards[-1], rules)
+    draws, refused, end = [], [], ()
+    for number in range(1, 27):
+        for n, action in sim.actions:
+            if n == number:
+                try:
+                    deal.act(action)
+                except PharaoRefusal as exc:
+                    refused.append((number, action.stake, exc.code))
+        for n, stake in stakes:
+            if n == number:
+                try:
+                    deal.place(stake)
+                except PharaoRefusal as exc:
+                    refused.append((number, stake.id, exc.code))
+        assert deal.lay(sim.cards[2 * number - 2]).settled is None
+        laid = deal.lay(sim.cards[2 * number - 1])
+        draws.append(_in_order(laid.settled, order))
+        end = tuple(sorted(laid.end or (), key=lambda s: order[s.stake]))
+    assert list(whole.draws) == draws
+    assert whole.end == end
+    assert [(r.draw, r.stake, r.reason) for r in whole.refused] == refused
