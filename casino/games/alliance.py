@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from casino.games.cards import ONE_PACK, Card, Colour, Rank, Suit, card, check_whole_pack
 from casino.games.errors import (
@@ -342,8 +342,7 @@ class Called:
     forced: bool
 
 
-@dataclass(frozen=True)
-class Played:
+class Played(NamedTuple):  # made for every card: a NamedTuple, three times cheaper to build
     """The answer to a card: who played it, the trick it completed (None in mid-trick), who plays
     next (None after the last trick), and the outcome of the deal after its last card."""
 
@@ -462,11 +461,11 @@ class AllianceDeal:
 
     def receive(self, c: Card) -> str | Literal["table"]:
         """The next card of the pack goes where RULES.md 3.1 sends it; returns who received it."""
-        if self.phase is not Phase.DEALING:
+        position = len(self.received)
+        if position == len(ONE_PACK):  # the phase is past dealing (``phase``, asked directly)
             raise IllegalDeal(
                 gettext_noop("les 52 cartes sont données : %(card)s est de trop"), card=str(c)
             )
-        position = len(self.received)
         if c in self._seen:
             raise ForeignCard(
                 gettext_noop(
@@ -485,6 +484,15 @@ class AllianceDeal:
         if position == len(ONE_PACK) - 1:
             self._dealt = tuple(tuple(h) for h in self.hands)
         return "table" if seat == TABLE else self.players[seat]
+
+    def _receive_pack(self, cards: Sequence[Card]) -> None:
+        """A whole pack checked whole (``play_deal``), into a deal not yet dealt: where 52
+        ``receive`` send its cards, but their card-by-card checks, which 52 distinct cards pass."""
+        for c, seat in zip(cards, self._plan, strict=True):
+            (self._table if seat == TABLE else self.hands[seat]).append(c)
+        self.received.extend(cards)
+        self._seen.update(cards)
+        self._dealt = tuple(tuple(h) for h in self.hands)
 
     # -- the auction (RULES.md 3.2)
 
@@ -734,7 +742,9 @@ class AllianceDeal:
         return None if seat is None else self.players[seat]
 
     def _next_seat(self) -> int | None:
-        if self.phase is not Phase.PLAY:
+        # In play exactly while a contract stands and the deal is not settled (a contract is
+        # declared only once the auction is over): asked twice a card, cheaper than ``phase``.
+        if self.contract is None or self.outcome is not None:
             return None
         return (self._leader + len(self._current)) % self.n
 
@@ -752,6 +762,10 @@ class AllianceDeal:
                 return following
         return tuple(hand)
 
+    def _where(self, number: int) -> str:
+        """Where the card being played stands in the replay's tricks (named only in a refusal)."""
+        return f"tricks[{number}][{len(self._current)}]"
+
     def play(self, c: Card) -> Played:
         """The next card of the trick, by the player whose turn it is (RULES.md 3.4). The last card
         of a trick names its winner, who leads next; the last card of the deal settles it."""
@@ -764,13 +778,12 @@ class AllianceDeal:
                 card=str(c),
             )
         hand = self.hands[seat]
-        where = f"tricks[{number}][{len(self._current)}]"
         try:
             at = hand.index(c)  # one scan of the hand: to check the card, then to take it out
         except ValueError:
             raise NotInHand(
                 gettext_noop("%(player)s n'a pas %(card)s en main"),
-                where=where,
+                where=self._where(number),
                 player=self.players[seat],
                 card=str(c),
             ) from None
@@ -781,7 +794,7 @@ class AllianceDeal:
                     gettext_noop(
                         "%(player)s doit fournir à %(suit)s (il en a) : %(card)s n'est pas permise"
                     ),
-                    where=where,
+                    where=self._where(number),
                     player=self.players[seat],
                     suit=led.value,
                     card=str(c),
@@ -789,12 +802,12 @@ class AllianceDeal:
         del hand[at]
         self._current.append(c)
         self._played_by[c] = seat
-        if len(self._current) < self.n:
-            return Played(c, self.players[seat], None, self.next_player)
+        if len(self._current) < self.n:  # the next seat plays next
+            return Played(c, self.players[seat], None, self.players[(seat + 1) % self.n])
         assert self.trumps is not None
         cards = tuple(self._current)
         winner = (self._leader + trick_winner(cards, self.trumps)) % self.n
-        order = tuple(self.players[(self._leader + i) % self.n] for i in range(self.n))
+        order = self.players[self._leader :] + self.players[: self._leader]
         trick = Trick(number + 1, self.players[self._leader], cards, order, self.players[winner])
         self.tricks.append(trick)
         self._won[winner].extend(cards)
@@ -1064,8 +1077,7 @@ def play_deal(
     """
     check_pack(cards)
     table = AllianceDeal(players, reglement, mark_value=mark_value)
-    for c in cards:
-        table.receive(c)
+    table._receive_pack(cards)
     for word in calls:
         table.call(word)
     if table.phase is Phase.AUCTION:

@@ -200,3 +200,19 @@ def test_the_generator_is_seeded():
     one = simulate_alliance_deal(seed=7, reglement=Reglement())
     assert one == simulate_alliance_deal(seed=7, reglement=Reglement())
     assert one.cards != simulate_alliance_deal(seed=8).cards
+
+
+@settings(max_examples=100, deadline=None)
+@given(pack=st.permutations(list(ONE_PACK)), players=counts)
+def test_a_pack_received_whole_is_the_pack_received_card_by_card(pack, players):
+    """``play_deal`` receives its pack, checked whole, at once (``_receive_pack``): the deal is
+    the one 52 ``receive`` make, card by card."""
+    names = [f"p{i}" for i in range(players)]
+    by_card = AllianceDeal(names)
+    for c in pack:
+        by_card.receive(c)
+    whole = AllianceDeal(names)
+    whole._receive_pack(pack)
+    assert whole.to_json() == by_card.to_json()
+    assert (whole.hands, whole.table, whole.phase) == (by_card.hands, by_card.table, by_card.phase)
+    assert (whole._seen, whole._dealt) == (by_card._seen, by_card._dealt)
