@@ -41,6 +41,19 @@ def median_time(fn: Callable[[], object], runs: int = 3) -> float:
     return statistics.median(times)
 
 
+def interleaved_medians(*fns: Callable[[], object], runs: int = 5) -> list[float]:
+    """The median wall time of each of ``fns`` over ``runs`` rounds, each round calling every one
+    once in turn: on a shared machine a burst of load then falls on all of them alike, so their
+    ratios hold better than with one function's runs after the other's."""
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(runs):
+        for fn, spent in zip(fns, times, strict=True):
+            started = time.perf_counter()
+            fn()
+            spent.append(time.perf_counter() - started)
+    return [statistics.median(spent) for spent in times]
+
+
 def report(title: str, rows: list[tuple[str, str]]) -> None:
     print(f"\n## {title}")
     width = max(len(label) for label, _ in rows)
