@@ -180,9 +180,18 @@ def run() -> None:
         events_each=lambda n: events[n],
     )
 
+    by_durable = bulk_written(
+        lambda n: copiers[n].copy(DEALS + n),
+        copies=DEALS,
+        subject="floor.deal",
+        events_each=lambda n: events[n],
+        commits_each=lambda n: acts[n],
+    )
+
     per_services = statistics.median(through_services)
     per_sheet = statistics.median(from_sheets)
     per_bulk = statistics.median(by_bulk)
+    per_durable = statistics.median(by_durable)
     per_deal = statistics.median(acts)
     t_act = act_floor(deal, cast.croupier, "croupier")
     report(
@@ -210,6 +219,11 @@ def run() -> None:
                 "an act's fixed part (its round locked, an audit event, the commit)",
                 f"{t_act * 1000:.2f} ms; x {per_deal:g} acts a deal: "
                 f"{per_deal * t_act / per_bulk:.1f}x the bulk deal",
+            ),
+            (
+                "the same rows by bulk INSERT, one durable transaction an act",
+                f"{per_durable * 1000:,.1f} ms a deal; services / that: "
+                f"{per_services / per_durable:.1f}x",
             ),
             ("ratio deal_record / bulk", f"{per_sheet / per_bulk:.1f}x"),
             (f"queries per act ({WATCHED} deals, savepoints included)", ""),

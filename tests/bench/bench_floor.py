@@ -243,16 +243,19 @@ class CoupCopier:
         return coups
 
 
-def _bulk_floor(copier: CoupCopier, numbers: range, events_each: int) -> float:
+def _bulk_floor(
+    copier: CoupCopier, numbers: range, events_each: int, commits_each: int | None = None
+) -> float:
     """The same rows, written with plain bulk INSERTs in one transaction: coups, stakes, cards,
-    results, settlements, movements and chained audit events, numbered ``numbers``. Returns
-    seconds."""
+    results, settlements, movements and chained audit events, numbered ``numbers``; or with
+    ``commits_each`` durable transactions a coup (``bulk_written``). Returns seconds."""
     return sum(
         bulk_written(
             lambda n: copier.copy(numbers[n]),
             copies=len(numbers),
             subject="floor.coup",
             events_each=events_each,
+            commits_each=commits_each,
         )
     )
 
@@ -273,8 +276,10 @@ def run() -> None:
     # INSERT. Interleaved, both meet the same machine: a neighbour's load on the two cores moved
     # the one-shot ratio from 5.5x to 11.8x between runs of the same code (issue 17).
     rounds = COUPS_PER_PACK - 1  # leave the last coup: the end of the taille is not the point
+    acts = 1 + STAKES + 1 + len(NOIR + ROUGE) + 1  # open, the stakes, close, the cards, settle
     services: list[float] = []
     bulk: list[float] = []
+    durable: list[float] = []
     for n in range(rounds):
         started = time.perf_counter()
         for shift in shifts:
@@ -282,7 +287,10 @@ def run() -> None:
         services.append((time.perf_counter() - started) / len(shifts))
         numbers = range(10_000 + n * len(shifts), 10_000 + (n + 1) * len(shifts))
         bulk.append(_bulk_floor(copier, numbers, events_per_coup) / len(shifts))
+        numbers = range(20_000 + n * len(shifts), 20_000 + (n + 1) * len(shifts))
+        durable.append(_bulk_floor(copier, numbers, events_per_coup, acts) / len(shifts))
     t_services, t_bulk = statistics.median(services), statistics.median(bulk)
+    t_durable = statistics.median(durable)
     ratios = sorted(s / b for s, b in zip(services, bulk, strict=True))
     first = shifts[0]
     t_act = act_floor(
@@ -290,7 +298,6 @@ def run() -> None:
         staff[f"tailleur{first.table.number}"],
         "tailleur",
     )
-    acts = 1 + STAKES + 1 + len(NOIR + ROUGE) + 1  # open, the stakes, close, the cards, settle
     report(
         f"Floor: {rounds} rounds of {len(shifts)} coups (12 cards, {STAKES} stakes each) on "
         "PostgreSQL, each round through the services then by bulk INSERT (medians of the rounds)",
@@ -306,6 +313,10 @@ def run() -> None:
                 "an act's fixed part (its round locked, an audit event, the commit)",
                 f"{t_act * 1000:.2f} ms; x {acts} acts a coup: "
                 f"{acts * t_act / t_bulk:.1f}x the bulk coup",
+            ),
+            (
+                f"the same rows by bulk INSERT, {acts} durable transactions a coup (one an act)",
+                f"{1 / t_durable:,.1f} coups/s; services / that: {t_services / t_durable:.1f}x",
             ),
         ],
     )

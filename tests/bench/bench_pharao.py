@@ -201,6 +201,18 @@ def run() -> None:
     )
     per_services = t_services / played
     per_bulk = t_bulk / COPIES
+    per_durable = (
+        sum(
+            bulk_written(
+                lambda n: copier.copy(COPIES + n),
+                copies=COPIES,
+                subject="floor.taille",
+                events_each=events_per_taille,
+                commits_each=acts // played,
+            )
+        )
+        / COPIES
+    )
     number, shift = shifts[0]
     t_act = act_floor(
         Taille.objects.filter(shift=shift).latest("pk"), staff[f"tailleur{number}"], "tailleur"
@@ -217,6 +229,11 @@ def run() -> None:
                 "an act's fixed part (its round locked, an audit event, the commit)",
                 f"{t_act * 1000:.2f} ms; x {acts // played} acts a taille: "
                 f"{acts // played * t_act / per_bulk:.1f}x the bulk taille",
+            ),
+            (
+                f"the same rows by bulk INSERT, {acts // played} durable transactions a taille",
+                f"{26 / per_durable:,.1f} draws/s; services / that: "
+                f"{per_services / per_durable:.1f}x",
             ),
         ],
     )
