@@ -280,8 +280,7 @@ KINDS: tuple[PaymentKind, ...] = (
 # --- results --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Trick:
+class Trick(NamedTuple):  # made for every trick: a NamedTuple, as ``Played``
     number: int  # 1-based
     leader: str
     cards: tuple[Card, ...]
@@ -804,18 +803,58 @@ class AllianceDeal:
         self._played_by[c] = seat
         if len(self._current) < self.n:  # the next seat plays next
             return Played(c, self.players[seat], None, self.players[(seat + 1) % self.n])
+        trick = self._gather()
+        return Played(c, self.players[seat], trick, self.next_player, self.outcome)
+
+    def play_all(self, cards: Sequence[Card]) -> None:
+        """Play ``cards`` in order, as ``play`` does one by one (a refused card raises, the cards
+        before it played), but each whole trick at once, without an answer per card: a replayed
+        deal, or the records of one replayed at every act."""
+        at, n = 0, self.n
+        while at < len(cards):
+            if self._play_trick(cards[at : at + n]):
+                at += n
+            else:
+                self.play(cards[at])
+                at += 1
+
+    def _play_trick(self, cards: Sequence[Card]) -> bool:
+        """A whole trick, its cards in the order played, from its first card: what ``play`` does
+        with each. A trick that ``play`` would refuse somewhere is left as it was (False), for
+        ``play`` to name the fault card by card."""
+        if self._current or len(cards) != self.n or self._next_seat() is None:
+            return False
+        leader, n, hands = self._leader, self.n, self.hands
+        led = cards[0].suit
+        for offset, c in enumerate(cards):
+            hand = hands[(leader + offset) % n]
+            if c not in hand or (offset and c.suit is not led and any(h.suit is led for h in hand)):
+                return False
+        for offset, c in enumerate(cards):
+            seat = (leader + offset) % n
+            hands[seat].remove(c)
+            self._played_by[c] = seat
+        self._current = list(cards)
+        self._gather()
+        return True
+
+    def _gather(self) -> Trick:
+        """The trick just completed goes to its winner, who leads next; the last one settles the
+        deal."""
         assert self.trumps is not None
         cards = tuple(self._current)
         winner = (self._leader + trick_winner(cards, self.trumps)) % self.n
         order = self.players[self._leader :] + self.players[: self._leader]
-        trick = Trick(number + 1, self.players[self._leader], cards, order, self.players[winner])
+        trick = Trick(
+            len(self.tricks) + 1, self.players[self._leader], cards, order, self.players[winner]
+        )
         self.tricks.append(trick)
         self._won[winner].extend(cards)
         self._current = []
         self._leader = winner
         if len(self.tricks) == TRICKS[self.n]:
             self.outcome = self._settle()
-        return Played(c, self.players[seat], trick, self.next_player, self.outcome)
+        return trick
 
     # -- who wins, what is paid (RULES.md 3.5, 3.6)
 
@@ -1086,8 +1125,7 @@ def play_deal(
     check_tricks_count(tricks, len(players))
     for index, trick in enumerate(tricks):
         check_trick_length(index, trick, len(players))
-        for c in trick:
-            table.play(c)
+        table.play_all(trick)
     assert table.outcome is not None
     return table.outcome
 

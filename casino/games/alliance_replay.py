@@ -46,7 +46,7 @@ from casino.games.alliance import (
     check_tricks_count,
     render,
 )
-from casino.games.cards import Card, Suit
+from casino.games.cards import Card, Suit, cards_of_codes
 from casino.games.errors import GameError
 from casino.games.replay import (
     _card,
@@ -185,6 +185,11 @@ def _tricks(value: Any, deal: AllianceDeal) -> None:
             check_trick_length(index, trick, deal.n)
         except GameError as exc:
             raise _engine(exc) from None
+        # A trick of codes as records write them is played whole when it can be; a fault is
+        # named card by card, in the order the contract reads them.
+        cards = cards_of_codes(trick)
+        if cards is not None and deal._play_trick(cards):
+            continue
         for position, code in enumerate(trick):
             c = _card(code, f"tricks[{index}][{position}]")
             try:

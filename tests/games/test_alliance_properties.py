@@ -216,3 +216,47 @@ def test_a_pack_received_whole_is_the_pack_received_card_by_card(pack, players):
     assert whole.to_json() == by_card.to_json()
     assert (whole.hands, whole.table, whole.phase) == (by_card.hands, by_card.table, by_card.phase)
     assert (whole._seen, whole._dealt) == (by_card._seen, by_card._dealt)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=seeds, players=counts, swaps=st.integers(min_value=0, max_value=3), data=st.data())
+def test_a_trick_played_whole_is_its_cards_played_one_by_one(seed, players, swaps, data):
+    """``play_all`` plays each trick whole (``play_deal``, the floor's records): the deal is the
+    one its cards played one by one make, and a trick with a card ``play`` refuses (swapped with
+    another card of the deal) is refused at the same card, for the same reason, the cards before
+    it played. The cards of a deal in progress, given at once, are played as one by one too."""
+    sim = simulate_alliance_deal(seed=seed, players=players)
+    tricks = [list(t) for t in sim.tricks]
+    for _ in range(swaps):
+        i, j = (data.draw(st.integers(min_value=0, max_value=len(tricks) - 1)) for _ in "ij")
+        a, b = (data.draw(st.integers(min_value=0, max_value=players - 1)) for _ in "ab")
+        tricks[i][a], tricks[j][b] = tricks[j][b], tricks[i][a]
+    whole, by_card = start(sim), start(sim)
+
+    def fault(table: AllianceDeal, trick: list[Card], at_once: bool) -> tuple[str, str] | None:
+        try:
+            if at_once:
+                table.play_all(trick)
+            else:
+                for c in trick:
+                    table.play(c)
+        except AllianceFault as exc:
+            return exc.code, exc.message
+        return None
+
+    for trick in tricks:
+        refused = fault(whole, trick, at_once=True)
+        assert refused == fault(by_card, trick, at_once=False)
+        assert whole.to_json() == by_card.to_json()
+        if refused is not None:
+            break
+    assert whole.tricks == by_card.tricks
+    assert whole.outcome == by_card.outcome
+    cut = data.draw(st.integers(min_value=0, max_value=52))
+    played = [c for t in sim.tricks for c in t][:cut]
+    at_once, one_by_one = start(sim), start(sim)
+    at_once.play_all(played)
+    for c in played:
+        one_by_one.play(c)
+    assert at_once.to_json() == one_by_one.to_json()
+    assert at_once.outcome == one_by_one.outcome

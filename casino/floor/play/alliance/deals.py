@@ -173,8 +173,7 @@ def deal_of(deal: Deal) -> engine.AllianceDeal:
         table.call(engine.Call(word))
     if contract is not None:
         table.declare(engine.contract_from_dict(contract))
-    for code in plays:
-        table.play(card(code))
+    table.play_all([card(code) for code in plays])
     return table
 
 
