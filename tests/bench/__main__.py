@@ -31,6 +31,7 @@ def main(names: list[str]) -> int:
         return 2
     chosen = [name for name in every if not names or name in names]
     print("# make bench: medians of repeated runs, ratios measured in the same run")
+    machine()
     if "games" in chosen:  # pure engines first: no database needed
         importlib.import_module("tests.bench.bench_games").run()
     if set(chosen) - {"games"}:
@@ -39,6 +40,45 @@ def main(names: list[str]) -> int:
         if name != "games":
             importlib.import_module(f"tests.bench.bench_{name}").run()
     return 0
+
+
+def machine() -> None:
+    """What the figures were measured on. The aims in milliseconds and requests per second are
+    absolute: the same code gives other figures on a slower processor, as the ratios do less."""
+    import os
+    import platform
+    import statistics
+    import time
+    from pathlib import Path
+
+    from tests.bench.harness import report
+
+    cpuinfo = Path("/proc/cpuinfo")
+    lines = cpuinfo.read_text().splitlines() if cpuinfo.exists() else []
+    model = next(
+        (line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")),
+        platform.processor() or "?",
+    )
+
+    def probe() -> float:
+        started = time.process_time()
+        total = 0
+        for i in range(1_000_000):
+            total += i * i
+        return time.process_time() - started
+
+    seconds = statistics.median(probe() for _ in range(7))
+    report(
+        "This machine",
+        [
+            ("processor", f"{model}, {os.cpu_count()} cores"),
+            ("Python", platform.python_version()),
+            (
+                "a fixed pure-Python loop (1,000,000 multiply-adds, CPU)",
+                f"{seconds * 1000:.1f} ms (median of 7): compare runs on other machines by it",
+            ),
+        ],
+    )
 
 
 if __name__ == "__main__":
