@@ -224,30 +224,20 @@ def run() -> None:
         for number, shift in shifts:
             _play_taille(staff, number, shift, rng)
         services.append((time.perf_counter() - started) / len(shifts))
-        first = copies
-        bulk.append(
-            statistics.mean(
-                bulk_written(
-                    lambda n, first=first: copier.copy(first + n),
-                    copies=len(shifts),
-                    subject="floor.taille",
-                    events_each=events_per_taille,
+        for spent, commits_each in ((bulk, None), (durable, acts_per_taille)):
+            first = copies
+            spent.append(
+                statistics.mean(
+                    bulk_written(
+                        lambda n, first=first: copier.copy(first + n),
+                        copies=len(shifts),
+                        subject="floor.taille",
+                        events_each=events_per_taille,
+                        commits_each=commits_each,
+                    )
                 )
             )
-        )
-        first = copies + len(shifts)
-        durable.append(
-            statistics.mean(
-                bulk_written(
-                    lambda n, first=first: copier.copy(first + n),
-                    copies=len(shifts),
-                    subject="floor.taille",
-                    events_each=events_per_taille,
-                    commits_each=acts_per_taille,
-                )
-            )
-        )
-        copies += 2 * len(shifts)
+            copies += len(shifts)
     per_services, per_bulk = statistics.median(services), statistics.median(bulk)
     per_durable = statistics.median(durable)
     ratios = sorted(s / b for s, b in zip(services, bulk, strict=True))
