@@ -185,10 +185,14 @@ def _tricks(value: Any, deal: AllianceDeal) -> None:
             check_trick_length(index, trick, deal.n)
         except GameError as exc:
             raise _engine(exc) from None
-        # A trick of codes as records write them is played whole when it can be; a fault is
-        # named card by card, in the order the contract reads them.
+        # A trick of codes as records write them is played at once (``play_all`` names a fault
+        # as the card-by-card reading below does); other codes are read and played one by one.
         cards = cards_of_codes(trick)
-        if cards is not None and deal._play_trick(cards):
+        if cards is not None:
+            try:
+                deal.play_all(cards)
+            except GameError as exc:
+                raise _engine(exc) from None
             continue
         for position, code in enumerate(trick):
             c = _card(code, f"tricks[{index}][{position}]")
