@@ -175,6 +175,12 @@ def strengths(trumps: Suit) -> Mapping[Card, int]:
     return table
 
 
+def _revokes(c: Card, led: Suit, hand: Sequence[Card]) -> bool:
+    """``c`` does not follow the suit led though its player's ``hand`` holds it (RULES.md 3.4:
+    follow suit when you can; nobody is obliged to trump)."""
+    return c.suit is not led and any(h.suit is led for h in hand)
+
+
 def trick_winner(cards: Sequence[Card], trumps: Suit) -> int:
     """The index in ``cards`` (the order played) of the card that wins the trick: the highest
     trump, else the highest card of the suit led (RULES.md 3.4).
@@ -788,7 +794,7 @@ class AllianceDeal:
             ) from None
         if self._current:
             led = self._current[0].suit
-            if c.suit is not led and any(h.suit is led for h in hand):
+            if _revokes(c, led, hand):
                 raise MustFollowSuit(
                     gettext_noop(
                         "%(player)s doit fournir à %(suit)s (il en a) : %(card)s n'est pas permise"
@@ -828,7 +834,7 @@ class AllianceDeal:
         led = cards[0].suit
         for offset, c in enumerate(cards):
             hand = hands[(leader + offset) % n]
-            if c not in hand or (offset and c.suit is not led and any(h.suit is led for h in hand)):
+            if c not in hand or (offset and _revokes(c, led, hand)):
                 return False
         for offset, c in enumerate(cards):
             seat = (leader + offset) % n
