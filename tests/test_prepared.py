@@ -472,3 +472,36 @@ def test_a_prepared_statement_is_logged_and_counted_as_the_orms_are(cast, coup):
     assert [q["sql"] for q in queries.captured_queries] == [
         "SELECT id FROM floor_coup WHERE id = $1"
     ] * 2
+
+
+def test_one_cursor_is_kept_per_connection_and_a_nested_use_gets_its_own(cast, coup):
+    with prepared_cursor() as first:
+        first.execute("SELECT id FROM floor_coup WHERE id = %s", [coup.pk])
+        with prepared_cursor() as nested:  # the first's results are not read yet
+            assert nested is not first
+            nested.execute("SELECT %s::int", [7])
+            assert nested.fetchone() == (7,)
+        assert first.fetchone() == (coup.pk,)  # left as they were
+    with prepared_cursor() as again:
+        assert again is first  # kept, not made again
+
+
+def test_statements_logged_go_through_a_cursor_that_logs_them(cast, coup):
+    with prepared_cursor() as before:
+        pass
+    with CaptureQueriesContext(connection) as queries, prepared_cursor() as logged:
+        assert logged is not before
+        logged.execute("SELECT %s::int", [1])
+        assert logged.fetchone() == (1,)
+    assert [q["sql"] for q in queries.captured_queries] == ["SELECT $1::int"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_connection_gets_a_cursor_of_its_own():
+    with prepared_cursor() as before:
+        before.execute("SELECT %s::int", [1])
+    connection.close()
+    with prepared_cursor() as after:
+        assert after is not before
+        after.execute("SELECT %s::int", [2])
+        assert after.fetchone() == (2,)
