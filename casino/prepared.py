@@ -47,6 +47,7 @@ class _PreparingCursor(ServerBindingCursor):
     run (psycopg names it and keeps the name per connection, its 100 most recent)."""
 
     logged = False  # whether Django logs the statements (DEBUG, a test counting queries)
+    busy = False  # kept by its connection, and its results being read (``prepared_cursor``)
 
     def execute(self, query: Any, params: Any = None, **_: Any) -> Any:
         super().execute(query, params, prepare=True)
@@ -55,16 +56,6 @@ class _PreparingCursor(ServerBindingCursor):
             # statement as sent, its values as $1, $2...
             self._query = self._convert_query(query, params)
         return self
-
-
-@dataclass
-class _Kept:
-    """A connection's preparing cursor, kept for its next statements (``prepared_cursor``)."""
-
-    raw: Any  # the psycopg connection it was made on
-    logged: bool
-    cursor: CursorWrapper
-    busy: bool = False
 
 
 @contextmanager
@@ -83,23 +74,22 @@ def prepared_cursor() -> Iterator[CursorWrapper]:
     connection = connections[USING]
     connection.close_if_health_check_failed()
     connection.ensure_connection()
-    kept: _Kept | None = getattr(connection, "_casino_prepared_cursor", None)
-    if kept is not None and kept.busy:
+    kept: CursorWrapper | None = getattr(connection, "_casino_prepared_cursor", None)
+    if kept is not None and kept.cursor.busy:
         with _new_cursor(connection) as cursor:
             yield cursor
         return
     if (
         kept is None
-        or kept.raw is not connection.connection
-        or kept.logged != connection.queries_logged
+        or kept.cursor.connection is not connection.connection  # Django connected again
+        or kept.cursor.logged != connection.queries_logged
     ):
-        kept = _Kept(connection.connection, connection.queries_logged, _new_cursor(connection))
-        connection._casino_prepared_cursor = kept
-    kept.busy = True
+        kept = connection._casino_prepared_cursor = _new_cursor(connection)
+    kept.cursor.busy = True
     try:
-        yield kept.cursor
+        yield kept
     finally:
-        kept.busy = False
+        kept.cursor.busy = False
 
 
 def _new_cursor(connection: Any) -> CursorWrapper:

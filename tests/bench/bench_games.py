@@ -41,6 +41,15 @@ ALLIANCE_DEALS = 1000
 # ratio is printed; the aim is the engine's (docs/speed.md, "The replay's aim, decided").
 COMMAND = "the command; the aim is the engine's"
 
+
+def _ratios(t_replay: float, t_engine: float, t_bare: float) -> list[tuple[str, str]]:
+    """Each game's two ratios to its bare loop, with the aim each is held to."""
+    return [
+        ("ratio replay / bare", f"{t_replay / t_bare:.1f}x ({COMMAND})"),
+        ("ratio engine / bare", f"{t_engine / t_bare:.1f}x (aim: within 5x)"),
+    ]
+
+
 ODDS_PROBE = """
 import json, resource, time, tracemalloc
 import numpy
@@ -98,11 +107,7 @@ def run_alliance() -> None:
             ),
             ("through the engine (play_deal)", f"{deals / t_engine:,.0f} deals/s"),
             ("bare loop doing the same work (bare_alliance)", f"{deals / t_bare:,.0f} deals/s"),
-            (
-                "ratio replay / bare",
-                f"{t_replay / t_bare:.1f}x ({COMMAND})",
-            ),
-            ("ratio engine / bare", f"{t_engine / t_bare:.1f}x (aim: within 5x)"),
+            *_ratios(t_replay, t_engine, t_bare),
         ],
     )
 
@@ -145,11 +150,7 @@ def run_pharao() -> None:
             ),
             ("through the engine (play_taille)", f"{draws / t_engine:,.0f} draws/s"),
             ("bare loop doing the same work (bare_pharao)", f"{draws / t_bare:,.0f} draws/s"),
-            (
-                "ratio replay / bare",
-                f"{t_replay / t_bare:.1f}x ({COMMAND})",
-            ),
-            ("ratio engine / bare", f"{t_engine / t_bare:.1f}x (aim: within 5x)"),
+            *_ratios(t_replay, t_engine, t_bare),
         ],
     )
 
@@ -285,11 +286,7 @@ def run_trente_et_quarante() -> None:
             ("through the engine (play_talon)", f"{coups / t_engine:,.0f} coups/s"),
             ("bare loop dealing, deciding and settling the same", f"{coups / t_bare:,.0f} coups/s"),
             ("the old floor: summing the card values only", f"{coups / t_summing:,.0f} coups/s"),
-            (
-                "ratio replay / bare",
-                f"{t_replay / t_bare:.1f}x ({COMMAND})",
-            ),
-            ("ratio engine / bare", f"{t_engine / t_bare:.1f}x (aim: within 5x)"),
+            *_ratios(t_replay, t_engine, t_bare),
             ("ratio engine / summing (the old ratio)", f"{t_engine / t_summing:.1f}x"),
         ],
     )
