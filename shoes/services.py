@@ -15,6 +15,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
+from psycopg.types.json import Jsonb
 
 from audit.chain import audit_record
 from audit.models import Severity
@@ -29,7 +30,7 @@ from casino.games.errors import IllegalCard
 from casino.i18n import either, game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
-from casino.prepared import Prepared, PreparedInsert, prepared_cursor
+from casino.prepared import USING, Prepared, PreparedInsert, prepared_cursor
 from shoes.errors import (
     CardRefused,
     CountInvalid,
@@ -77,7 +78,11 @@ _INSERT_CARD = PreparedInsert(CardLaid)
 
 
 def composition(pack: Pack) -> Composition:
-    return SIXAIN if pack.kind == PackKind.SIXAIN else SINGLE_PACK
+    return composition_of(PackKind(pack.kind))
+
+
+def composition_of(kind: PackKind) -> Composition:
+    return SIXAIN if kind == PackKind.SIXAIN else SINGLE_PACK
 
 
 # Every card locks its pack: prepared once (casino/prepared.py).
@@ -611,23 +616,12 @@ def _lay(
     coup_id: int | None = None,
 ) -> tuple[CardRefused | None, list[CardLaid]]:
     """Lay cards in order; stop at the first foreign card and return its refusal (not raised)
-    with the cards laid before it. The pack's integrity is counted per taille."""
+    with the cards laid before it. The pack's integrity is counted per taille. Several cards at
+    once (a cercle's deal, the cards burned at the cut); a card at a time is ``card_lay``'s, which
+    counts the same in the database (``shoes_lay_card``)."""
     holds = composition(pack)
-    if len(codes) == 1:  # the common case, a card at a time: two small aggregates, not a scan
-        # Every card of every game comes through here: a fixed statement, where building and
-        # compiling the ORM's aggregate cost more than running it (issue 17's profile).
-        with prepared_cursor() as cursor:
-            cursor.execute(
-                "SELECT max(seq), count(*) FILTER (WHERE card = %s AND taille = %s) "
-                "FROM shoes_cardlaid WHERE pack_id = %s",
-                [codes[0], taille, pack.pk],
-            )
-            last, same = cursor.fetchone()
-        laid: Counter[str] = Counter({codes[0]: same})
-        last = last or 0
-    else:
-        laid = _laid_counts(pack, taille)
-        last = pack.cards_laid.order_by("-seq").values_list("seq", flat=True).first() or 0
+    laid = _laid_counts(pack, taille)
+    last = pack.cards_laid.order_by("-seq").values_list("seq", flat=True).first() or 0
     # The cards up to the first foreign one are written in one statement (a cercle's deal is 52
     # cards: 52 round trips were a tenth of its statements), then that card's refusal.
     cards: list[CardLaid] = []
@@ -713,16 +707,47 @@ def card_lay(
     """
     require_role(actor, Role.TAILLEUR, act=_("poser une carte"))
     code = _card_code(code, "code")
+    laying = card(code)
+    at = clock.now()
     # Inside the coup's act no savepoint is needed: a refusal is returned, not raised, and any
     # other error rolls the whole act back.
     with transaction.atomic(savepoint=False):
+        # The pack locked, its figures read and the card written in one round trip, where they
+        # were three statements for every card of every game (issue 17, tenth round).
+        with prepared_cursor() as cursor:
+            cursor.execute(
+                "SELECT * FROM shoes_lay_card(%s, %s, %s, %s, %s, %s, %s, %s)",
+                [
+                    int(pack_id),  # an id as the ORM takes it, text or number
+                    code,
+                    taille,
+                    Jsonb({kind: composition_of(kind)[laying] for kind in PackKind}),
+                    at,
+                    actor.pk,
+                    shift.pk,
+                    coup_id,
+                ],
+            )
+            _pack_state, laid_id, seq, already = cursor.fetchone()
+        if laid_id is not None:
+            laid = CardLaid(
+                pk=laid_id,
+                pack_id=pack_id,
+                seq=seq,
+                taille=taille,
+                card=code,
+                burned=False,
+                at=at,
+                actor=actor,
+                shift=shift,
+                coup_id=coup_id,
+            )
+            laid._state.adding, laid._state.db = False, USING
+            return laid
+        # Nothing laid: why, with the pack, locked by now if it exists.
         pack = _lock(pack_id)
         _require_state(pack, PackState.IN_PLAY, act=_("poser une carte"))
-        refused, done = _lay(
-            pack, actor, shift, [code], burned_cards=False, taille=taille, coup_id=coup_id
-        )
-        if refused is None:
-            return done[0]
+        refused = _foreign(pack, actor, shift, code, already)
     raise refused
 
 

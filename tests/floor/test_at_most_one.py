@@ -28,7 +28,9 @@ from casino.floor.services import count_countersign, count_record, shift_open, t
 from casino.people.roles import Role
 from casino.people.services import staff_create
 from casino.people.tokens import token_issue
-from shoes.models import PackEvent, PackState
+from shoes.errors import CardRefused
+from shoes.models import CardLaid, PackEvent, PackState
+from shoes.services import card_lay, current_taille
 from tests.conftest import FLOAT, lay_in_coups
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -352,6 +354,37 @@ def test_a_stake_is_settled_once_in_a_coup(cast, shift, sixain_in_play):
     settled = Settlement.objects.get(coup=coup)
     with pytest.raises(RuleViolated, match="one_settlement_per_stake"), transaction.atomic():
         Settlement.objects.create(coup=coup, stake=settled.stake, outcome="won", paid=1000)
+
+
+def test_two_cards_laid_from_one_pack_at_once_see_each_other(
+    transactional_db, cast, shift, sixain_in_play
+):
+    """The pack's last copy of a card, laid by two at the same moment: the second waits for the
+    pack, then counts the first's card (``shoes_lay_card`` reads the pack's figures after its
+    lock, in a statement of its own) and is refused as a foreign card, recorded. Counted beside
+    the lock, it would have seen five copies out, and laid a seventh in the first's place."""
+    pack = sixain_in_play
+    taille = current_taille(pack)
+    for _ in range(5):
+        card_lay(actor=cast.tailleur, pack_id=pack.pk, code="AS", taille=taille, shift=shift)
+
+    def lay() -> object:
+        with transaction.atomic():
+            try:
+                laid = card_lay(
+                    actor=cast.tailleur, pack_id=pack.pk, code="AS", taille=taille, shift=shift
+                )
+            except CardRefused as refused:
+                return refused  # recorded, committed with the block, as a game's act does
+            time.sleep(0.3)  # holding the pack: the other is waiting for it
+            return laid.seq
+
+    outcomes = together(lay, lay)
+    assert sorted(type(o).__name__ for o in outcomes) == ["CardRefused", "int"], outcomes
+    laid = CardLaid.objects.filter(pack=pack, card="AS", taille=taille)
+    assert laid.count() == 6
+    assert max(o for o in outcomes if isinstance(o, int)) == max(laid.values_list("seq", flat=True))
+    assert pack.events.filter(kind=PackEvent.Kind.FOREIGN_CARD).count() == 1
 
 
 def test_the_service_refusal_and_the_database_refusal_say_the_same(cast, shift, posted):
