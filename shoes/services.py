@@ -703,7 +703,9 @@ def card_lay(
     tailleur's duty and the round's phase: cards are laid only in a round, a coup or a Pharao
     taille, burned cards only at the cut). A card the pack cannot hold in this taille is refused,
     and the refusal (timeline event and critical ``foreign_card`` anomaly) is committed before the
-    error.
+    error. In a coup (``coup_id``) the card comes back with ``coup_cards``: the coup's cards in
+    their order, this one last, read in the same round trip (Trente-et-Quarante's engine replays
+    them at every card); None otherwise.
     """
     require_role(actor, Role.TAILLEUR, act=_("poser une carte"))
     code = _card_code(code, "code")
@@ -728,7 +730,7 @@ def card_lay(
                     coup_id,
                 ],
             )
-            _pack_state, laid_id, seq, already = cursor.fetchone()
+            _pack_state, laid_id, seq, already, coup_cards = cursor.fetchone()
         if laid_id is not None:
             laid = CardLaid(
                 pk=laid_id,
@@ -743,6 +745,7 @@ def card_lay(
                 coup_id=coup_id,
             )
             laid._state.adding, laid._state.db = False, USING
+            laid.coup_cards = coup_cards
             return laid
         # Nothing laid: why, with the pack, locked by now if it exists.
         pack = _lock(pack_id)

@@ -338,25 +338,44 @@ def holder_account(table: Table, holder: str) -> Account | None:
     return account
 
 
-# Every stake reads its accounts here: prepared once (casino/prepared.py).
-_STAKE_ACCOUNTS = Prepared(
-    lambda table_id, code: Account.objects.filter(
-        Q(table_id=table_id, kind=Account.Kind.LAYOUT) | Q(code=code)
-    )
-)
+@dataclass(frozen=True)
+class StakeAccounts:
+    """What a stake needs before it is written, read in one query (``stake_accounts``)."""
+
+    ref_taken: bool  # the stake's reference is already a stake's in its round
+    holder: Account | None  # whose stake it is (``holder_account``); None: nobody's, or ref taken
+    layout: Account  # the table's layout
 
 
-def stake_accounts(table: Table, holder: str) -> tuple[Account | None, Account]:
-    """A stake's two accounts: its holder's (as ``holder_account``) and the table's layout, in
-    one query where the holder's exists (every stake is placed through here)."""
+# Every stake reads its accounts here, per game's round: prepared once (casino/prepared.py).
+_STAKE_ACCOUNTS: dict[type[Model], Prepared] = {}
+
+
+def stake_accounts(table: Table, holder: str, *, round_: Model, ref: str) -> StakeAccounts:
+    """A stake's two accounts, its holder's (as ``holder_account``) and the table's layout, and
+    whether its reference ``ref`` is already on its round (a coup, a taille: their ``stakes``).
+    One query where the holder's account exists (every stake is placed through here), read after
+    the round's lock, where the reference and the accounts were two (issue 17, tenth round). When
+    the reference is taken the holder's account is not made."""
+    prepared = _STAKE_ACCOUNTS.get(type(round_))
+    if prepared is None:
+        key = type(round_).stakes.field  # the stake's foreign key to its round
+
+        prepared = _STAKE_ACCOUNTS[type(round_)] = Prepared(
+            lambda table_id, code, round_id, ref: Account.objects.filter(
+                Q(table_id=table_id, kind=Account.Kind.LAYOUT) | Q(code=code)
+            ).annotate(
+                ref_taken=Exists(key.model.objects.filter(**{key.attname: round_id, "ref": ref}))
+            )
+        )
     coded = _holder_code(table, holder)
     code = coded[0] if coded else None
-    both = _STAKE_ACCOUNTS.all(table.pk, code or "")  # every account is made with a code
+    both = prepared.all(table.pk, code or "", round_.pk, ref)  # every account has a code
     layout = next(a for a in both if a.kind == Account.Kind.LAYOUT and a.table_id == table.pk)
-    if coded is None:
-        return None, layout
+    if layout.ref_taken or coded is None:
+        return StakeAccounts(layout.ref_taken, None, layout)
     held = next((a for a in both if a.code == code), None)
-    return held or holder_account(table, holder), layout
+    return StakeAccounts(False, held or holder_account(table, holder), layout)
 
 
 def house_account(kind: Account.Kind) -> Account:

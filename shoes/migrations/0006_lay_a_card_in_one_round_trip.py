@@ -1,8 +1,10 @@
-"""A card laid in one round trip: the pack locked, its figures read, the card written.
+"""A card laid in one round trip: the pack locked, its figures read, the card written (and, in a
+coup, the coup's cards read back).
 
 Every card of Trente-et-Quarante and Pharao comes through ``shoes.services.card_lay``: it locked
 the pack, read the pack's last place and the copies of the card already out in the taille, then
-wrote the card, three statements (issue 17, tenth round). Here they are one function call.
+wrote the card, three statements (issue 17, tenth round); a Trente-et-Quarante card then read
+the coup's cards, which its engine replays at every card, in a fourth. Here they are one call.
 
 The figures are read by a statement of their own, after the lock: in READ COMMITTED each statement
 of a function takes a new snapshot, so it sees a card committed by whoever held the lock before.
@@ -27,7 +29,8 @@ CREATE OR REPLACE FUNCTION shoes_lay_card(
     OUT pack_state VARCHAR,
     OUT laid_id BIGINT,
     OUT laid_seq INTEGER,
-    OUT already_out INTEGER
+    OUT already_out INTEGER,
+    OUT coup_cards VARCHAR[]
 ) AS $$
 DECLARE
     pack_kind VARCHAR;
@@ -48,6 +51,10 @@ BEGIN
     INSERT INTO shoes_cardlaid (pack_id, seq, taille, card, burned, at, actor_id, shift_id, coup_id)
     VALUES (p_pack, laid_seq, p_taille, p_card, false, p_at, p_actor, p_shift, p_coup)
     RETURNING id INTO laid_id;
+    IF p_coup IS NOT NULL THEN  -- the coup's cards in their order, this one last
+        SELECT array_agg(c.card ORDER BY c.seq) INTO coup_cards
+          FROM shoes_cardlaid c WHERE c.coup_id = p_coup;
+    END IF;
 END;
 $$ LANGUAGE plpgsql;
 """

@@ -51,16 +51,16 @@ pytestmark = pytest.mark.django_db
 QUERIES = {
     # Trente-et-Quarante
     "coup_open": 8,
-    "stake_place, a seat's first stake (its account is made)": 12,
-    "stake_place, a later stake at the same seat": 8,
+    "stake_place, a seat's first stake (its account is made)": 11,
+    "stake_place, a later stake at the same seat": 7,
     "coup_close_betting": 6,
-    "coup_lay_card, the first card (the coup starts dealing)": 7,
-    "coup_lay_card, a middle card": 6,
-    "coup_lay_card, the last card (the coup is complete)": 7,
+    "coup_lay_card, the first card (the coup starts dealing)": 6,
+    "coup_lay_card, a middle card": 5,
+    "coup_lay_card, the last card (the coup is complete)": 6,
     "coup_settle, a coup with a winning and a losing stake, none in prison": 13,
     # Pharao
-    "pharao_stake_place, a seat's first stake (its account is made)": 13,
-    "pharao_stake_place, a later stake at the same seat": 9,
+    "pharao_stake_place, a seat's first stake (its account is made)": 12,
+    "pharao_stake_place, a later stake at the same seat": 8,
     "taille_lay_card, a draw's first card (the bank's)": 6,
     "taille_lay_card, a draw's second card (settles it: a stake won, one lost)": 12,
     # Alliance

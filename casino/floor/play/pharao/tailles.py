@@ -271,7 +271,6 @@ def _lock(taille_id: int, actor: Any, *posts: Duty.Post, act: str) -> Taille:
 # The acts' reads and writes, each prepared once (``casino.prepared``): built and compiled at every
 # act, they cost more than running them (issue 17's profile).
 _STAKE = Prepared(lambda pk: PharaoStake.objects.select_related("holder").filter(pk=pk))
-_STAKE_BY_REF = Prepared(lambda taille, ref: PharaoStake.objects.filter(taille_id=taille, ref=ref))
 _STAKES_WITH_HOLDERS = Prepared(
     lambda taille: PharaoStake.objects.select_related("holder").filter(taille_id=taille)
 )
@@ -327,15 +326,22 @@ def _late(
     return LateStake(game_message(exc), where="taille")
 
 
-def _accounts(taille: Taille, holder: str) -> tuple[Account, Account]:
-    """The stake's holder (a patron or a seat at this table) and the table's layout."""
-    account, layout = stake_accounts(taille.shift.table, holder)
-    if account is None:
+def _accounts(taille: Taille, holder: str, ref: str) -> tuple[Account, Account]:
+    """The stake's holder (a patron or a seat at this table) and the table's layout. Refused
+    when the stake's reference is already in the taille."""
+    accounts = stake_accounts(taille.shift.table, holder, round_=taille, ref=ref)
+    if accounts.ref_taken:
+        raise Conflict(
+            _("la mise %(ref)r est déjà dans la taille %(number)s")
+            % {"ref": ref, "number": taille.number},
+            where="ref",
+        )
+    if accounts.holder is None:
         raise NoHolder(
             _("une mise appartient à un joueur ou à une place (1 à 40 caractères)"),
             where="holder",
         )
-    return account, layout
+    return accounts.holder, accounts.layout
 
 
 def _ref(taille: Taille, stake: PharaoStake) -> str:
@@ -479,13 +485,7 @@ def pharao_stake_place(
         except engine_errors.PharaoRefusal as exc:
             _refuse(exc, where="ref")
         else:
-            if _STAKE_BY_REF.first(taille.pk, ref) is not None:
-                raise Conflict(
-                    _("la mise %(ref)r est déjà dans la taille %(number)s")
-                    % {"ref": ref, "number": taille.number},
-                    where="ref",
-                )
-            account, layout = _accounts(taille, holder)
+            account, layout = _accounts(taille, holder, ref)
             stake = _INSERT_STAKE.create(
                 taille=taille,
                 ref=ref,

@@ -91,7 +91,6 @@ FINISHED = (CoupPhase.SETTLED, CoupPhase.CANCELLED)
 TAILLEUR = Duty.Post.TAILLEUR
 AT_THE_TABLE = (Duty.Post.TAILLEUR, Duty.Post.CROUPIER)
 # A stake's own reads and INSERT, prepared once (casino/prepared.py): the act most often sent.
-_STAKE_REF = Prepared(lambda coup_id, ref: Stake.objects.filter(coup_id=coup_id, ref=ref))
 _INSERT_STAKE = PreparedInsert(Stake)
 _COUP_IN_PROGRESS = Prepared(
     lambda table_id: Coup.objects.filter(shift__table_id=table_id).exclude(phase__in=FINISHED)[:1]
@@ -247,15 +246,22 @@ def _late(coup: Coup, actor: Any, what: str, details: dict[str, Any], refused: s
     return LateStake(refused % {"number": coup.number}, where="coup")
 
 
-def _accounts(coup: Coup, holder: str) -> tuple[Account, Account]:
-    """A patron's account, or the anonymous seat marker at this table; and the layout."""
-    account, layout = stake_accounts(coup.shift.table, holder)
-    if account is None:
+def _accounts(coup: Coup, holder: str, ref: str) -> tuple[Account, Account]:
+    """A patron's account, or the anonymous seat marker at this table; and the layout. Refused
+    when the stake's reference is already on the coup."""
+    accounts = stake_accounts(coup.shift.table, holder, round_=coup, ref=ref)
+    if accounts.ref_taken:
+        raise Conflict(
+            _("la mise %(ref)r est déjà sur le coup %(number)s")
+            % {"ref": ref, "number": coup.number},
+            where="ref",
+        )
+    if accounts.holder is None:
         raise StakeRefused(
             _("une mise appartient à un joueur ou à une place (1 à 40 caractères)"),
             where="holder",
         )
-    return account, layout
+    return accounts.holder, accounts.layout
 
 
 def _on_refait(value: str | None) -> RefaitChoice | None:
@@ -315,13 +321,7 @@ def stake_place(
                 check_stake(engine_stake, rules_of(coup))
             except GameError as exc:
                 raise StakeRefused(game_message(exc), where=exc.where) from None
-            if _STAKE_REF.first(coup.pk, ref) is not None:
-                raise Conflict(
-                    _("la mise %(ref)r est déjà sur le coup %(number)s")
-                    % {"ref": ref, "number": coup.number},
-                    where="ref",
-                )
-            account, layout = _accounts(coup, holder)
+            account, layout = _accounts(coup, holder, ref)
             stake = _INSERT_STAKE.create(
                 coup=coup,
                 ref=ref,
@@ -435,16 +435,21 @@ def coup_close_betting(*, actor: Any, coup_id: int) -> Coup:
 
 
 def deal_of(coup: Coup, rules: Reglement) -> CoupDeal:
-    deal = CoupDeal(rules)
-    # Every card and every settlement replays the coup's cards: one fixed statement, where the
-    # ORM built and compiled the same values query for each (issue 17's profile).
+    # Every settlement replays the coup's cards: one fixed statement, where the ORM built and
+    # compiled the same values query for each (issue 17's profile). A card reads them with the
+    # card (``card_lay``'s ``coup_cards``).
     with prepared_cursor() as cursor:
         cursor.execute(
             f"SELECT card FROM {CardLaid._meta.db_table} WHERE coup_id = %s ORDER BY seq",
             [coup.pk],
         )
-        for (code,) in cursor.fetchall():
-            deal.lay(card(code))
+        return _replayed(rules, [code for (code,) in cursor.fetchall()])
+
+
+def _replayed(rules: Reglement, codes: list[str]) -> CoupDeal:
+    deal = CoupDeal(rules)
+    for code in codes:
+        deal.lay(card(code))
     return deal
 
 
@@ -465,7 +470,6 @@ def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
                 % {"number": coup.number},
                 where="phase",
             )
-        deal = deal_of(coup, rules)
         try:
             laid_card = card_lay(
                 actor=actor,
@@ -478,7 +482,8 @@ def coup_lay_card(*, actor: Any, coup_id: int, code: str) -> Laid:
         except CardRefused as exc:
             refused = exc  # recorded; committed with this block, raised after it
         else:
-            laid = deal.lay(card(laid_card.card))
+            *before, this = laid_card.coup_cards
+            laid = _replayed(rules, before).lay(card(this))
             phase = CoupPhase.COMPLETE if laid.coup_complete else CoupPhase.DEALING
             if coup.phase != phase:  # the first card and the last change it; the others do not
                 coup.phase = phase
