@@ -73,7 +73,8 @@ class _GamePacks(Mapping[Game, PackKind]):
 
 
 GAME_PACK = _GamePacks()
-# Every card laid is one INSERT: written once (casino/prepared.py).
+# Cards laid together (a deal, the cards burned at the cut) are one INSERT: written once
+# (casino/prepared.py). A card at a time is ``shoes_lay_card``'s (``card_lay``).
 _INSERT_CARD = PreparedInsert(CardLaid)
 
 
@@ -85,7 +86,7 @@ def composition_of(kind: PackKind) -> Composition:
     return SIXAIN if kind == PackKind.SIXAIN else SINGLE_PACK
 
 
-# Every card locks its pack: prepared once (casino/prepared.py).
+# The pack's acts lock it: prepared once (casino/prepared.py).
 _PACK_LOCK = Prepared(lambda pk: Pack.objects.select_for_update().filter(pk=pk))
 
 
@@ -713,6 +714,7 @@ def card_lay(
     at = clock.now()
     # Inside the coup's act no savepoint is needed: a refusal is returned, not raised, and any
     # other error rolls the whole act back.
+    pack_id = int(pack_id)  # an id as the ORM takes it, text or number
     with transaction.atomic(savepoint=False):
         # The pack locked, its figures read and the card written in one round trip, where they
         # were three statements for every card of every game (issue 17, tenth round).
@@ -720,7 +722,7 @@ def card_lay(
             cursor.execute(
                 "SELECT * FROM shoes_lay_card(%s, %s, %s, %s, %s, %s, %s, %s)",
                 [
-                    int(pack_id),  # an id as the ORM takes it, text or number
+                    pack_id,
                     code,
                     taille,
                     Jsonb({kind: composition_of(kind)[laying] for kind in PackKind}),
