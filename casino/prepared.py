@@ -67,9 +67,9 @@ def prepared_cursor() -> Iterator[CursorWrapper]:
     are logged and counted as the others. Behind a pooler in transaction mode, that pooler must
     keep prepared statements (PgBouncer 1.21's ``max_prepared_statements``; see README).
 
-    One cursor is kept per connection and used again: a coup sends 154 statements through it,
-    and making and closing a cursor for each cost about 30 µs of the process's CPU a statement
-    (issue 17, ninth round). A statement sent while the kept cursor's results are still being
+    One cursor is kept per connection and used again: nearly every statement of a coup goes
+    through it, and making and closing a cursor for each cost about 30 µs of the process's CPU a
+    statement (issue 17, ninth round). A statement sent while the kept cursor's results are still being
     read (a nested use) gets a cursor of its own."""
     connection = connections[USING]
     connection.close_if_health_check_failed()

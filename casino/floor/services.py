@@ -338,25 +338,26 @@ def holder_account(table: Table, holder: str) -> Account | None:
     return account
 
 
-@dataclass(frozen=True)
-class StakeAccounts:
-    """What a stake needs before it is written, read in one query (``stake_accounts``)."""
-
-    ref_taken: bool  # the stake's reference is already a stake's in its round
-    holder: Account | None  # whose stake it is (``holder_account``); None: nobody's, or ref taken
-    layout: Account  # the table's layout
-
-
 # Every stake reads its accounts here, per game's round: prepared once (casino/prepared.py).
 _STAKE_ACCOUNTS: dict[type[Model], Prepared] = {}
 
 
-def stake_accounts(table: Table, holder: str, *, round_: Model, ref: str) -> StakeAccounts:
-    """A stake's two accounts, its holder's (as ``holder_account``) and the table's layout, and
-    whether its reference ``ref`` is already on its round (a coup, a taille: their ``stakes``).
-    One query where the holder's account exists (every stake is placed through here), read after
-    the round's lock, where the reference and the accounts were two (issue 17, tenth round). When
-    the reference is taken the holder's account is not made."""
+def stake_accounts(
+    table: Table,
+    holder: str,
+    *,
+    round_: Model,
+    ref: str,
+    taken: str,
+    no_holder: type[DomainError],
+) -> tuple[Account, Account]:
+    """A stake's two accounts: its holder's (as ``holder_account``) and the table's layout. One
+    query where the holder's account exists (every stake is placed through here), which also asks
+    whether the stake's reference ``ref`` is already on its round (a coup, a taille: their
+    ``stakes``), read after the round's lock: the reference and the accounts were two queries
+    (issue 17, tenth round). Refused, in this order: a reference already there (``Conflict``,
+    ``taken`` said with the reference and the round's number), then a holder who is nobody
+    (``no_holder``, each game's own code); a refused stake makes no account."""
     prepared = _STAKE_ACCOUNTS.get(type(round_))
     if prepared is None:
         key = type(round_).stakes.field  # the stake's foreign key to its round
@@ -372,10 +373,16 @@ def stake_accounts(table: Table, holder: str, *, round_: Model, ref: str) -> Sta
     code = coded[0] if coded else None
     both = prepared.all(table.pk, code or "", round_.pk, ref)  # every account has a code
     layout = next(a for a in both if a.kind == Account.Kind.LAYOUT and a.table_id == table.pk)
-    if layout.ref_taken or coded is None:
-        return StakeAccounts(layout.ref_taken, None, layout)
-    held = next((a for a in both if a.code == code), None)
-    return StakeAccounts(False, held or holder_account(table, holder), layout)
+    if layout.ref_taken:
+        raise Conflict(taken % {"ref": ref, "number": round_.number}, where="ref")
+    held = next((a for a in both if a.code == code), None)  # no code: nobody
+    account = held or holder_account(table, holder)
+    if account is None:
+        raise no_holder(
+            _("une mise appartient à un joueur ou à une place (1 à 40 caractères)"),
+            where="holder",
+        )
+    return account, layout
 
 
 def house_account(kind: Account.Kind) -> Account:

@@ -181,3 +181,34 @@ def test_a_wrong_spoken_announcement_raises_an_anomaly(cast, shift, sixain_in_pl
     assert result.announcement["result"] == "rouge perd, couleur gagne"
     anomaly = Anomaly.objects.get(detector="announcement_mismatch")
     assert anomaly.evidence["computed"] == "rouge perd, couleur gagne"
+
+
+def test_a_reference_already_on_the_coup_is_refused_before_its_holder(cast, shift, sixain_in_play):
+    """The reference is asked in the query that reads the stake's accounts, and refused first: a
+    second stake under it is a conflict on ``ref``, even for a new seat (whose account is not
+    made) or for nobody; a holder who is nobody is refused on ``holder``. Nothing recorded."""
+    from casino.errors import Conflict
+
+    coup = coup_open(actor=cast.tailleur, shift_id=shift.pk)
+    stake_place(
+        actor=cast.croupier, coup_id=coup.pk, ref="a", holder="1", chance="rouge", amount=1000
+    )
+    before = (Account.objects.count(), Movement.objects.count())
+    for holder in ("7", ""):
+        with pytest.raises(Conflict, match="'a' is already on coup") as taken:
+            stake_place(
+                actor=cast.croupier,
+                coup_id=coup.pk,
+                ref="a",
+                holder=holder,
+                chance="noir",
+                amount=1000,
+            )
+        assert taken.value.where == "ref"
+    with pytest.raises(StakeRefused) as nobody:
+        stake_place(
+            actor=cast.croupier, coup_id=coup.pk, ref="b", holder="", chance="noir", amount=1000
+        )
+    assert nobody.value.where == "holder"
+    assert list(coup.stakes.values_list("ref", flat=True)) == ["a"]
+    assert (Account.objects.count(), Movement.objects.count()) == before

@@ -409,3 +409,22 @@ def test_a_stake_outside_the_limits_is_refused_with_the_code_of_every_table(cast
             )
         assert (refused.value.code, refused.value.where) == ("stake_refused", "amount")
     assert not taille.stakes.exists()
+
+
+def test_a_reference_already_in_the_taille_is_refused_before_its_holder(cast, taille):
+    """As at a Trente-et-Quarante table: the reference, asked with the accounts, is refused
+    first (``ref``), even for a new seat, whose account is not made; a holder who is nobody is
+    ``no_holder``. Nothing recorded."""
+    from casino.errors import Conflict
+    from casino.floor.play.pharao.tailles import NoHolder
+
+    place(cast, taille, "a", "3", 1000)
+    before = (recorded(), Account.objects.count())
+    for holder in ("7", ""):
+        with pytest.raises(Conflict, match="'a' is already in taille") as taken:
+            place(cast, taille, "a", "5", 1000, holder=holder)
+        assert taken.value.where == "ref"
+    with pytest.raises(NoHolder) as nobody:
+        place(cast, taille, "b", "5", 1000, holder="")
+    assert (nobody.value.code, nobody.value.where) == ("no_holder", "holder")
+    assert (recorded(), Account.objects.count()) == before

@@ -326,24 +326,6 @@ def _late(
     return LateStake(game_message(exc), where="taille")
 
 
-def _accounts(taille: Taille, holder: str, ref: str) -> tuple[Account, Account]:
-    """The stake's holder (a patron or a seat at this table) and the table's layout. Refused
-    when the stake's reference is already in the taille."""
-    accounts = stake_accounts(taille.shift.table, holder, round_=taille, ref=ref)
-    if accounts.ref_taken:
-        raise Conflict(
-            _("la mise %(ref)r est déjà dans la taille %(number)s")
-            % {"ref": ref, "number": taille.number},
-            where="ref",
-        )
-    if accounts.holder is None:
-        raise NoHolder(
-            _("une mise appartient à un joueur ou à une place (1 à 40 caractères)"),
-            where="holder",
-        )
-    return accounts.holder, accounts.layout
-
-
 def _ref(taille: Taille, stake: PharaoStake) -> str:
     return f"taille:{taille.pk}:pharao_stake:{stake.pk}"
 
@@ -485,7 +467,14 @@ def pharao_stake_place(
         except engine_errors.PharaoRefusal as exc:
             _refuse(exc, where="ref")
         else:
-            account, layout = _accounts(taille, holder, ref)
+            account, layout = stake_accounts(
+                taille.shift.table,
+                holder,
+                round_=taille,
+                ref=ref,
+                taken=_("la mise %(ref)r est déjà dans la taille %(number)s"),
+                no_holder=NoHolder,
+            )
             stake = _INSERT_STAKE.create(
                 taille=taille,
                 ref=ref,

@@ -246,24 +246,6 @@ def _late(coup: Coup, actor: Any, what: str, details: dict[str, Any], refused: s
     return LateStake(refused % {"number": coup.number}, where="coup")
 
 
-def _accounts(coup: Coup, holder: str, ref: str) -> tuple[Account, Account]:
-    """A patron's account, or the anonymous seat marker at this table; and the layout. Refused
-    when the stake's reference is already on the coup."""
-    accounts = stake_accounts(coup.shift.table, holder, round_=coup, ref=ref)
-    if accounts.ref_taken:
-        raise Conflict(
-            _("la mise %(ref)r est déjà sur le coup %(number)s")
-            % {"ref": ref, "number": coup.number},
-            where="ref",
-        )
-    if accounts.holder is None:
-        raise StakeRefused(
-            _("une mise appartient à un joueur ou à une place (1 à 40 caractères)"),
-            where="holder",
-        )
-    return accounts.holder, accounts.layout
-
-
 def _on_refait(value: str | None) -> RefaitChoice | None:
     if not value:
         return None
@@ -321,7 +303,14 @@ def stake_place(
                 check_stake(engine_stake, rules_of(coup))
             except GameError as exc:
                 raise StakeRefused(game_message(exc), where=exc.where) from None
-            account, layout = _accounts(coup, holder, ref)
+            account, layout = stake_accounts(
+                coup.shift.table,
+                holder,
+                round_=coup,
+                ref=ref,
+                taken=_("la mise %(ref)r est déjà sur le coup %(number)s"),
+                no_holder=StakeRefused,
+            )
             stake = _INSERT_STAKE.create(
                 coup=coup,
                 ref=ref,
