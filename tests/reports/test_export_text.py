@@ -119,6 +119,22 @@ def test_postgresql_writes_the_records_csv_as_the_csv_writer_does(cast):
     assert _records(people.filter(pk__lt=0), columns) == ""
 
 
+def test_rows_with_and_without_a_text_to_quote_are_each_written_as_the_csv_writer_does(cast):
+    # A row's texts are tested together, then each on its own where one needs quoting: rows
+    # needing none, rows where only one text does, and a row of numbers alone.
+    people = User.objects.order_by("id")
+    texts = [*CSV_TEXTS, "plain"]
+    for i, person in enumerate(people):
+        User.objects.filter(pk=person.pk).update(
+            first_name=texts[i % len(texts)], last_name="plain" if i % 3 else texts[-i % len(texts)]
+        )
+    assert people.count() >= len(texts)
+    columns = {"id": "id", "first_name": "first_name", "staff": "is_staff", "last": "last_name"}
+    assert _records(people, columns) == _written_by_python(people, columns)
+    numbers = {"id": "id", "joined": TimeText("date_joined"), "staff": "is_staff"}
+    assert _records(people, numbers) == _written_by_python(people, numbers)
+
+
 def test_the_records_csv_refuses_a_type_postgresql_would_write_otherwise(cast):
     with pytest.raises(TypeError, match="no CSV text"):
         _records(User.objects.order_by("id"), {"joined": "date_joined"})
