@@ -64,7 +64,7 @@ def fixed_loop() -> float:
 
 def after(name: str, at_start: float) -> None:
     """The fixed loop again after each benchmark: this machine's processor is shared, and ran the
-    same loop from 42 to 72 ms within one evening (issue 17, eleventh round), so an absolute
+    same loop from 42 to 78 ms within one evening (issue 17, eleventh round), so an absolute
     figure (milliseconds, requests per second) is read beside the speed it was measured at."""
     from tests.bench.harness import report
 
