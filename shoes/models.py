@@ -272,8 +272,13 @@ class PackEvent(models.Model):
 class CardLaid(models.Model):
     """A card taken from the pack and laid, in order. The pack's order of play."""
 
+    # Found through `one_card_per_place`, which begins with it: no index of its own.
     pack = models.ForeignKey(
-        Pack, on_delete=models.PROTECT, related_name="cards_laid", verbose_name=_("jeu de cartes")
+        Pack,
+        on_delete=models.PROTECT,
+        db_index=False,
+        related_name="cards_laid",
+        verbose_name=_("jeu de cartes"),
     )
     seq = models.PositiveIntegerField(verbose_name=_("rang"))
     taille = models.PositiveSmallIntegerField(
@@ -367,8 +372,13 @@ class TalonCount(models.Model):
         SCANNED = "scanned", _("lues dans l'ordre")
         COUNTED = "counted", _("comptées à la main")
 
+    # Found through `one_talon_count_per_taille`, which begins with it: no index of its own.
     pack = models.ForeignKey(
-        Pack, on_delete=models.PROTECT, related_name="talon_counts", verbose_name=_("jeu de cartes")
+        Pack,
+        on_delete=models.PROTECT,
+        db_index=False,
+        related_name="talon_counts",
+        verbose_name=_("jeu de cartes"),
     )
     taille = models.PositiveSmallIntegerField(verbose_name=_("taille"))
     at = models.DateTimeField(verbose_name=_("date"))

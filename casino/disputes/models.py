@@ -294,8 +294,13 @@ class Decision(models.Model):
         FIRST = "first", _("première instance (chef de partie)")
         APPEAL = "appeal", _("appel (commissaire de police)")
 
+    # Found through `one_decision_per_attempt`, which begins with it: no index of its own.
     dispute = models.ForeignKey(
-        Dispute, on_delete=models.PROTECT, related_name="decisions", verbose_name=_("contestation")
+        Dispute,
+        on_delete=models.PROTECT,
+        db_index=False,
+        related_name="decisions",
+        verbose_name=_("contestation"),
     )
     instance = models.CharField(max_length=10, choices=Instance.choices, verbose_name=_("instance"))
     decided_by = models.ForeignKey(

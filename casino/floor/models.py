@@ -605,11 +605,8 @@ class Movement(models.Model):
         verbose_name_plural = _("mouvements")
         ordering = ["at", "id"]
         verbose_name = _("mouvement")
-        indexes = [
-            models.Index(fields=["debit"]),
-            models.Index(fields=["credit"]),
-            models.Index(fields=["reference"]),
-        ]
+        # The accounts are indexed as foreign keys, not twice.
+        indexes = [models.Index(fields=["reference"])]
         constraints = [
             models.CheckConstraint(condition=models.Q(amount__gt=0), name="amount_positive"),
             models.CheckConstraint(

@@ -96,13 +96,20 @@ class Deal(models.Model):
     first the Vorhand, the dealer last), played out and settled under the séance's règlement at
     its mark value."""
 
+    # Found through `one_deal_number`, which begins with it: no index of its own.
     shift = models.ForeignKey(
-        "floor.Shift", on_delete=models.PROTECT, related_name="deals", verbose_name=_("séance")
+        "floor.Shift",
+        on_delete=models.PROTECT,
+        db_index=False,
+        related_name="deals",
+        verbose_name=_("séance"),
     )
     number = models.PositiveIntegerField(help_text=_("dans la séance"), verbose_name=_("numéro"))
+    # Found through `one_deal_per_cut`, which begins with it: no index of its own.
     pack = models.ForeignKey(
         "shoes.Pack",
         on_delete=models.PROTECT,
+        db_index=False,
         related_name="deals",
         verbose_name=_("jeu de cartes"),
     )
@@ -204,8 +211,13 @@ class _DealAct(models.Model):
 class DealCall(_DealAct):
     """A call of the auction, in turn (RULES.md 3.2): pass, alliance, lever, solo or hold."""
 
+    # Found through `one_call_per_turn`, which begins with it: no index of its own.
     deal = models.ForeignKey(
-        Deal, on_delete=models.PROTECT, related_name="calls", verbose_name=_("donne")
+        Deal,
+        on_delete=models.PROTECT,
+        db_index=False,
+        related_name="calls",
+        verbose_name=_("donne"),
     )
     call = models.CharField(max_length=10, verbose_name=_("annonce"))
 
@@ -252,8 +264,13 @@ class DealContract(models.Model):
 class DealPlay(_DealAct):
     """A card played, in its trick (RULES.md 3.4)."""
 
+    # Found through `one_card_per_place_in_a_deal`, which begins with it: no index of its own.
     deal = models.ForeignKey(
-        Deal, on_delete=models.PROTECT, related_name="plays", verbose_name=_("donne")
+        Deal,
+        on_delete=models.PROTECT,
+        db_index=False,
+        related_name="plays",
+        verbose_name=_("donne"),
     )
     card = models.CharField(max_length=2, verbose_name=_("carte"))
 

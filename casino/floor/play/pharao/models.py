@@ -30,12 +30,19 @@ class Taille(models.Model):
     """One taille at a Pharao table: a single pack shuffled and cut, its bottom card shown and
     recorded, then 26 draws; under the règlement version and limits of its séance."""
 
+    # Found through `one_taille_number`, which begins with it: no index of its own.
     shift = models.ForeignKey(
-        "floor.Shift", on_delete=models.PROTECT, related_name="tailles", verbose_name=_("séance")
+        "floor.Shift",
+        on_delete=models.PROTECT,
+        db_index=False,
+        related_name="tailles",
+        verbose_name=_("séance"),
     )
+    # Found through `one_taille_per_cut`, which begins with it: no index of its own.
     pack = models.ForeignKey(
         "shoes.Pack",
         on_delete=models.PROTECT,
+        db_index=False,
         related_name="tailles",
         verbose_name=_("jeu de cartes"),
     )
@@ -108,8 +115,13 @@ class Taille(models.Model):
 class PharaoStake(models.Model):
     """A stake on a rank, placed by a croupier for a patron or a seat before draw ``draw``."""
 
+    # Found through `one_pharao_stake_per_ref`, which begins with it: no index of its own.
     taille = models.ForeignKey(
-        Taille, on_delete=models.PROTECT, related_name="stakes", verbose_name=_("taille")
+        Taille,
+        on_delete=models.PROTECT,
+        db_index=False,
+        related_name="stakes",
+        verbose_name=_("taille"),
     )
     ref = models.CharField(
         max_length=60,
@@ -316,8 +328,13 @@ class PharaoDraw(models.Model):
     """One draw (Abzug) as dealt: the bank's card left, the players' card right, and whether it
     was a plié; settled by the engine when its second card was laid."""
 
+    # Found through `one_draw_per_number`, which begins with it: no index of its own.
     taille = models.ForeignKey(
-        Taille, on_delete=models.PROTECT, related_name="draws", verbose_name=_("taille")
+        Taille,
+        on_delete=models.PROTECT,
+        db_index=False,
+        related_name="draws",
+        verbose_name=_("taille"),
     )
     number = models.PositiveSmallIntegerField(verbose_name=_("numéro"))
     bank_card = models.CharField(max_length=2, verbose_name=_("carte de la banque (gauche)"))
@@ -355,11 +372,13 @@ class PharaoSettlement(models.Model):
     taille = models.ForeignKey(
         Taille, on_delete=models.PROTECT, related_name="settlements", verbose_name=_("taille")
     )
+    # Found through `one_pharao_settlement_per_draw`, which begins with it: no index of its own.
     draw = models.ForeignKey(
         PharaoDraw,
         null=True,
         blank=True,
         on_delete=models.PROTECT,
+        db_index=False,
         related_name="settlements",
         verbose_name=_("tirage"),
     )

@@ -56,9 +56,11 @@ class Coup(models.Model):
     shift = models.ForeignKey(
         "floor.Shift", on_delete=models.PROTECT, related_name="coups", verbose_name=_("séance")
     )
+    # Found through `one_coup_number_per_taille`, which begins with it: no index of its own.
     pack = models.ForeignKey(
         "shoes.Pack",
         on_delete=models.PROTECT,
+        db_index=False,
         related_name="coups",
         verbose_name=_("jeu de cartes"),
     )
@@ -155,8 +157,13 @@ class CoupCancellation(models.Model):
 class Stake(models.Model):
     """A stake placed on a coup, by a patron or an anonymous seat marker."""
 
+    # Found through `one_stake_per_ref`, which begins with it: no index of its own.
     coup = models.ForeignKey(
-        Coup, on_delete=models.PROTECT, related_name="stakes", verbose_name=_("coup")
+        Coup,
+        on_delete=models.PROTECT,
+        db_index=False,
+        related_name="stakes",
+        verbose_name=_("coup"),
     )
     ref = models.CharField(
         max_length=60,
@@ -270,8 +277,13 @@ class CoupResult(models.Model):
 class Settlement(models.Model):
     """What one coup did to one stake (placed on it, or imprisoned before it)."""
 
+    # Found through `one_settlement_per_stake`, which begins with it: no index of its own.
     coup = models.ForeignKey(
-        Coup, on_delete=models.PROTECT, related_name="settlements", verbose_name=_("coup")
+        Coup,
+        on_delete=models.PROTECT,
+        db_index=False,
+        related_name="settlements",
+        verbose_name=_("coup"),
     )
     stake = models.ForeignKey(
         Stake, on_delete=models.PROTECT, related_name="settlements", verbose_name=_("mise")
