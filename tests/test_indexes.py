@@ -11,6 +11,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection, connections
 
+from casino.floor.models import Movement
+
 # Django's own tables (auth, contenttypes) come as Django makes them: not ours to change.
 THEIRS = ("auth_%", "django_%")
 
@@ -64,3 +66,21 @@ def test_an_index_a_constraint_already_begins_is_found():
         ("movement_debit_again", "floor_movement_debit_id_8f6c5735"),
         ("stake_coup_again", "one_stake_per_ref"),
     ]
+
+
+@pytest.mark.parametrize(
+    "lookup",
+    [
+        {"reference__startswith": "coup:12:"},  # a coup's movements (its page, the API, disputes)
+        {"reference__startswith": "taille:12:"},  # a Pharao taille's
+        {"reference": "dispute:12"},  # a dispute's corrections
+    ],
+)
+def test_movements_are_found_by_their_reference_through_an_index(db, lookup):
+    """With sequential scans priced out, the plan still scans the ledger only if no index can
+    serve the lookup: a default B-tree cannot serve LIKE 'coup:12:%' unless the collation is C."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+    plan = Movement.objects.filter(**lookup).explain()
+    assert "Seq Scan on floor_movement" not in plan
+    assert "movement_reference" in plan

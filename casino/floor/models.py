@@ -605,8 +605,15 @@ class Movement(models.Model):
         verbose_name_plural = _("mouvements")
         ordering = ["at", "id"]
         verbose_name = _("mouvement")
-        # The accounts are indexed as foreign keys, not twice.
-        indexes = [models.Index(fields=["reference"])]
+        indexes = [
+            # A coup's, a taille's or a dispute's movements are found by their reference or its
+            # prefix ("coup:12:"): LIKE 'coup:12:%' can use a B-tree of the default operator
+            # class only under the C collation, so this one compares by bytes (and serves = too).
+            # The accounts are indexed as foreign keys, not twice.
+            models.Index(
+                fields=["reference"], opclasses=["varchar_pattern_ops"], name="movement_reference"
+            )
+        ]
         constraints = [
             models.CheckConstraint(condition=models.Q(amount__gt=0), name="amount_positive"),
             models.CheckConstraint(

@@ -213,6 +213,29 @@ def measure(written: Any) -> None:
     )
 
     rows = []
+    coup = (
+        Coup.objects.filter(shift__table=table, opened_at__date=day, outcome__isnull=False)
+        .order_by("pk")
+        .first()
+    )
+    assert coup is not None
+    # What the regulator opens on one coup: its page (stakes, cards, settlements, movements and
+    # the disputes about it) and its movements from the API, each found by reference's prefix.
+    coup_reads = {
+        "its page in the admin": (admin, f"/admin/floor/coup/{coup.pk}/change/"),
+        "its movements through the API": (api, f"/api/v1/movements?coup={coup.pk}"),
+    }
+    for label, (client, url) in coup_reads.items():
+        seconds, response, queries = _median(lambda c=client, u=url: _get(c, u), RUNS)
+        rows.append((label, _figure(seconds, queries, f"{len(response.content) // 1024} KiB")))
+        print(f"  ... coup {label}: {seconds:.3f} s", file=sys.stderr, flush=True)
+    report(
+        f"A coup of table {number} on {day} (coup {coup.number} of its taille), as an inspecteur "
+        f"(median of {RUNS})",
+        [*rows, _load()],
+    )
+
+    rows = []
     _signing()
     renders = [_register(day) for _ in range(HEAVY_RUNS)]
     render = statistics.median(seconds for seconds, _ in renders)
