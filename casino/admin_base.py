@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib import admin
+from django.db import connections
 from django.db.models import DateTimeField, QuerySet
 from django.db.models.functions import Trunc
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -61,6 +62,31 @@ def _next_period(start: dt.datetime, kind: str) -> dt.datetime:
     return start.replace(year=start.year + start.month // 12, month=start.month % 12 + 1)
 
 
+class ValuesByIndex(admin.AllValuesFieldListFilter):
+    """The values of a column to filter by, as ``AllValuesFieldListFilter`` lists them, found one
+    at a time through an index that begins with the column: each is the first value after the
+    last one found (a recursive query, one probe of the index a value). ``SELECT DISTINCT`` reads
+    every row: the audit log's 3.4 million events of a month, for its 60 actions. For a column
+    of the admin's own model, whose listing is the whole table, that holds no NULL."""
+
+    def __init__(self, field: Any, request: Any, params: Any, model: Any, *args: Any, **kw: Any):
+        super().__init__(field, request, params, model, *args, **kw)
+        database = connections[model._default_manager.db]
+        table, column = (database.ops.quote_name(n) for n in (model._meta.db_table, field.column))
+        with database.cursor() as cursor:
+            cursor.execute(
+                f"""WITH RECURSIVE found (value) AS (
+                        (SELECT {column} FROM {table} ORDER BY {column} LIMIT 1)
+                        UNION ALL
+                        SELECT (SELECT {column} FROM {table} WHERE {column} > found.value
+                                 ORDER BY {column} LIMIT 1)
+                          FROM found WHERE found.value IS NOT NULL
+                    )
+                    SELECT value FROM found WHERE value IS NOT NULL"""
+            )
+            self.lookup_choices = [value for (value,) in cursor.fetchall()]
+
+
 class RecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """What is recorded is shown, never added, changed or deleted here (superusers included).
 
@@ -102,6 +128,15 @@ class RecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         # The fields a page declares (computed displays included), else every model field.
         return self.readonly_fields or [f.name for f in self.model._meta.fields]
+
+
+class IndexedHistoryAdmin(RecordAdmin):
+    """The records of a long history (coups, movements, audit events): their date hierarchy's
+    years and months are found through the index on the date (``DatesByIndex``)."""
+
+    def get_queryset(self, request: HttpRequest) -> DatesByIndex:
+        queryset = super().get_queryset(request)
+        return DatesByIndex(model=queryset.model, query=queryset.query, using=queryset.db)
 
 
 class RecordInline(admin.TabularInline):  # type: ignore[type-arg]

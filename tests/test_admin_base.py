@@ -13,7 +13,7 @@ from django.utils import timezone
 import casino.admin_base
 from audit.chain import audit_record
 from audit.models import AuditEvent
-from casino.admin_base import DatesByIndex
+from casino.admin_base import DatesByIndex, ValuesByIndex
 from casino.clock import ManualClock
 
 UTC = dt.UTC
@@ -62,3 +62,35 @@ def test_the_days_and_an_empty_listing_are_djangos(dated):
 
 def test_the_periods_are_documented_by_their_examples():
     assert doctest.testmod(casino.admin_base).failed == 0
+
+
+def test_the_values_found_through_the_index_are_those_django_lists(db):
+    """The audit log's filters by action and by kind of subject (``ValuesByIndex``) offer what
+    ``AllValuesFieldListFilter`` offers, in its order: the empty kind and accents included."""
+    from django.contrib import admin
+    from django.test import RequestFactory
+
+    from django.contrib.auth.models import User
+
+    from audit.admin import AuditEventAdmin
+
+    person = User.objects.create_user("subject")
+    for action, subject in [
+        ("z.last", None),
+        ("coup.settled", person),
+        ("é.accent", None),
+        ("coup.settled", None),
+        ("A.upper", person),
+    ]:
+        with transaction.atomic():
+            audit_record(actor=None, action=action, subject=subject)
+    model_admin = AuditEventAdmin(AuditEvent, admin.site)
+    request = RequestFactory().get("/admin/audit/auditevent/")
+    for name in ("action", "subject_type"):
+        field = AuditEvent._meta.get_field(name)
+        by_index = ValuesByIndex(field, request, {}, AuditEvent, model_admin, field_path=name)
+        by_django = admin.AllValuesFieldListFilter(
+            field, request, {}, AuditEvent, model_admin, field_path=name
+        )
+        assert len(by_index.lookup_choices) >= 2
+        assert list(by_index.lookup_choices) == list(by_django.lookup_choices)

@@ -13,7 +13,7 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from casino import shown
-from casino.admin_base import RecordAdmin, RecordInline
+from casino.admin_base import IndexedHistoryAdmin, RecordAdmin, RecordInline
 from casino.floor.models import (
     Account,
     Duty,
@@ -347,8 +347,12 @@ class AccountAdmin(RecordAdmin):
 
 
 @admin.register(Movement)
-class MovementAdmin(RecordAdmin):
+class MovementAdmin(IndexedHistoryAdmin):
     list_display = ["at", "kind", "sum", "credit", "debit", "shift", "reference", "actor"]
+    # What a row names (its accounts, its séance and table, who), read with the page: not a
+    # query each; and the ledger counted once, for the pages.
+    list_select_related = ["credit", "debit", "shift__table", "actor"]
+    show_full_result_count = False
     readonly_fields = [
         "at",
         "kind",

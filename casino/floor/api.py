@@ -779,25 +779,13 @@ class MovementFilters(Filters):
     coup = reference(required=False)
     dispute = reference(required=False)
     deal = reference(required=False, help_text="an Alliance deal's payments and fees")
-    lookups = {"date": "at__date"}
-
-    def apply(self, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        given = dict(self.validated_data)
-        account = given.pop("account", None)
-        coup = given.pop("coup", None)
-        dispute = given.pop("dispute", None)
-        deal = given.pop("deal", None)
-        for name, value in given.items():
-            queryset = queryset.filter(**{self.lookups.get(name, name): value})
-        if account is not None:
-            queryset = queryset.filter(Q(debit__code=account) | Q(credit__code=account))
-        if coup is not None:
-            queryset = queryset.filter(reference__startswith=f"coup:{coup}:")
-        if dispute is not None:
-            queryset = queryset.filter(reference=f"dispute:{dispute}")
-        if deal is not None:
-            queryset = queryset.filter(reference=f"deal:{deal}")
-        return queryset
+    lookups = {
+        "date": on_day("at"),
+        "account": lambda code: Q(debit__code=code) | Q(credit__code=code),
+        "coup": lambda coup: Q(reference__startswith=f"coup:{coup}:"),
+        "dispute": lambda dispute: Q(reference=f"dispute:{dispute}"),
+        "deal": lambda deal: Q(reference=f"deal:{deal}"),
+    }
 
 
 MOVEMENTS = Movement.objects.select_related("debit", "credit", "actor")

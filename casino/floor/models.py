@@ -612,7 +612,9 @@ class Movement(models.Model):
             # The accounts are indexed as foreign keys, not twice.
             models.Index(
                 fields=["reference"], opclasses=["varchar_pattern_ops"], name="movement_reference"
-            )
+            ),
+            # The ledger read in time order: its pages (admin, API) and a day's movements.
+            models.Index(fields=["at", "id"], name="movement_at"),
         ]
         constraints = [
             models.CheckConstraint(condition=models.Q(amount__gt=0), name="amount_positive"),

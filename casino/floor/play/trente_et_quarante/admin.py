@@ -6,14 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from casino import shown
-from casino.admin_base import DatesByIndex, RecordAdmin, RecordInline
+from casino.admin_base import IndexedHistoryAdmin, RecordInline
 from casino.floor.admin import movement_lines
 from casino.floor.models import Movement, Shift
 from casino.floor.play.trente_et_quarante.models import Coup, CoupResult, Settlement, Stake
@@ -107,7 +106,7 @@ class ShiftFilter(admin.RelatedFieldListFilter):
 
 
 @admin.register(Coup)
-class CoupAdmin(RecordAdmin):
+class CoupAdmin(IndexedHistoryAdmin):
     list_display = ["__str__", "phase", "result", "totals", "opened_at"]
     # What a row shows (its table, its pack, its result), read with the page: not a query each.
     list_select_related = ["shift__table", "pack", "outcome"]
@@ -130,12 +129,6 @@ class CoupAdmin(RecordAdmin):
         "disputes",
     ]
     fields = readonly_fields
-
-    def get_queryset(self, request: HttpRequest) -> DatesByIndex:
-        # The date hierarchy's years and months are read through the index on ``opened_at``,
-        # not found by truncating the date of every coup of the room's history.
-        queryset = super().get_queryset(request)
-        return DatesByIndex(model=Coup, query=queryset.query, using=queryset.db)
 
     def _outcome(self, coup: Coup) -> CoupResult | None:
         return getattr(coup, "outcome", None)
