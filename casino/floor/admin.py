@@ -337,6 +337,7 @@ class ShiftAdmin(LimitsShown, RecordAdmin):
 @admin.register(Account)
 class AccountAdmin(RecordAdmin):
     list_display = ["code", "kind", "table", "current_balance"]
+    list_select_related = ["table"]
     list_filter = ["kind", "table"]
     readonly_fields = ["code", "kind", "table", "name", "current_balance"]
     fields = readonly_fields

@@ -139,25 +139,12 @@ def test_simulate_refuses_a_colluding_pair_that_is_not_two_of_its_patrons(cast, 
 def test_the_coups_changelist_reads_in_queries_that_do_not_grow_with_the_coups(cast, posted):
     """A row's table, pack and result, and the séances of the filter, come with the page: a
     month of coups reads in as many queries as an hour of them (issue 17's month bench)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     client = login_admin(Client(), cast.inspecteur)
     pages = ["/admin/floor/coup/", "/admin/floor/coup/?outcome__result__exact=rouge"]
-
-    def queries() -> list[int]:
-        counts = []
-        for url in pages:
-            client.get(url)  # the session's first reads apart
-            with CaptureQueriesContext(connection) as captured:
-                assert client.get(url).status_code == 200
-            counts.append(len(captured.captured_queries))
-        return counts
-
     call_command("simulate", tables=1, hours=0.05, seed=11, stdout=io.StringIO())
-    few = (Coup.objects.count(), Shift.objects.count(), queries())
+    few = (Coup.objects.count(), Shift.objects.count(), queries(client, pages))
     call_command("simulate", tables=2, first=2, hours=0.15, seed=12, stdout=io.StringIO())
-    many = (Coup.objects.count(), Shift.objects.count(), queries())
+    many = (Coup.objects.count(), Shift.objects.count(), queries(client, pages))
     assert many[0] > 2 * few[0]
     assert many[1] > few[1]
     assert many[2] == few[2]
@@ -167,9 +154,6 @@ def test_the_ledger_and_the_audit_log_read_in_queries_that_do_not_grow_with_them
     """The movements' accounts, séance and author come with the page, and the audit log's
     actions and kinds of subject are found through their indexes: a month reads in as many
     queries as an hour (issue 17's month bench: 214 queries a page of the ledger)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     client = login_admin(Client(), cast.inspecteur)
     pages = [
         "/admin/floor/movement/",
@@ -177,20 +161,37 @@ def test_the_ledger_and_the_audit_log_read_in_queries_that_do_not_grow_with_them
         "/admin/audit/auditevent/",
         "/admin/audit/auditevent/?action=coup.settled",
     ]
-
-    def queries() -> list[int]:
-        counts = []
-        for url in pages:
-            client.get(url)  # the session's first reads apart
-            with CaptureQueriesContext(connection) as captured:
-                assert client.get(url).status_code == 200
-            counts.append(len(captured.captured_queries))
-        return counts
-
     call_command("simulate", tables=1, hours=0.05, seed=11, stdout=io.StringIO())
-    few = (Movement.objects.count(), AuditEvent.objects.count(), queries())
+    few = (Movement.objects.count(), AuditEvent.objects.count(), queries(client, pages))
     call_command("simulate", tables=2, first=2, hours=0.15, seed=12, stdout=io.StringIO())
-    many = (Movement.objects.count(), AuditEvent.objects.count(), queries())
+    many = (Movement.objects.count(), AuditEvent.objects.count(), queries(client, pages))
     assert many[0] > 2 * few[0]
     assert many[1] > 2 * few[1]
     assert many[2] == few[2]
+
+
+def test_a_seances_page_reads_its_coups_in_queries_that_do_not_grow_with_them(cast, posted):
+    """A séance's coups are listed on its page with their pack and result read with them: a long
+    séance reads in as many queries as a short one (issue 17's month: 620 queries)."""
+    call_command("simulate", tables=2, hours=0.05, seed=11, stdout=io.StringIO())
+    call_command("simulate", tables=1, first=3, hours=0.15, seed=12, stdout=io.StringIO())
+    short, long = (Shift.objects.get(table__number=n) for n in (1, 3))
+    client = login_admin(Client(), cast.inspecteur)
+    assert long.coups.count() > 2 * short.coups.count()
+    pages = [f"/admin/floor/shift/{shift.pk}/change/" for shift in (short, long)]
+    counts = queries(client, pages)
+    assert counts[0] == counts[1]
+
+
+def queries(client: Client, pages: list[str]) -> list[int]:
+    """The SQL queries of each page, read a second time (the session's first reads apart)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    counts = []
+    for url in pages:
+        client.get(url)
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(url).status_code == 200
+        counts.append(len(captured.captured_queries))
+    return counts
