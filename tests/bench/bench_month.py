@@ -227,7 +227,7 @@ def measure(written: Any) -> None:
     }
     for label, (client, url) in coup_reads.items():
         seconds, response, queries = _median(lambda c=client, u=url: _get(c, u), RUNS)
-        rows.append((label, _figure(seconds, queries, f"{len(response.content) // 1024} KiB")))
+        rows.append((label, _figure(seconds, queries, f"{len(response.content):,} bytes")))
         print(f"  ... coup {label}: {seconds:.3f} s", file=sys.stderr, flush=True)
     report(
         f"A coup of table {number} on {day} (coup {coup.number} of its taille), as an inspecteur "
