@@ -68,9 +68,8 @@ def test_the_values_found_through_the_index_are_those_django_lists(db):
     """The audit log's filters by action and by kind of subject (``ValuesByIndex``) offer what
     ``AllValuesFieldListFilter`` offers, in its order: the empty kind and accents included."""
     from django.contrib import admin
-    from django.test import RequestFactory
-
     from django.contrib.auth.models import User
+    from django.test import RequestFactory
 
     from audit.admin import AuditEventAdmin
 
