@@ -43,6 +43,10 @@ def outcome_word(code: str) -> str:
     return str(OUTCOME_WORDS.get(code, code))
 
 
+# What a coup's row shows (its table, its pack, its result), read with the rows: not a query each.
+COUP_ROW = ("shift__table", "pack", "outcome")
+
+
 class ShiftCoupInline(RecordInline):
     model = Coup
     fields = ["number", "pack", "phase", "outcome_line"]
@@ -50,8 +54,7 @@ class ShiftCoupInline(RecordInline):
     verbose_name_plural = gettext_lazy("coups")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Coup]:
-        # A séance's coups (hundreds) with what each row names: not four queries a coup.
-        return super().get_queryset(request).select_related("shift__table", "pack", "outcome")
+        return super().get_queryset(request).select_related(*COUP_ROW)  # a séance's hundreds
 
     @admin.display(description=gettext_lazy("résultat"))
     def outcome_line(self, coup: Coup) -> str:
@@ -114,8 +117,7 @@ class ShiftFilter(admin.RelatedFieldListFilter):
 @admin.register(Coup)
 class CoupAdmin(IndexedHistoryAdmin):
     list_display = ["__str__", "phase", "result", "totals", "opened_at"]
-    # What a row shows (its table, its pack, its result), read with the page: not a query each.
-    list_select_related = ["shift__table", "pack", "outcome"]
+    list_select_related = COUP_ROW
     list_filter = ["shift__table", "phase", "outcome__result", ("shift", ShiftFilter)]
     date_hierarchy = "opened_at"
     inlines = [StakeInline, SettlementInline]
