@@ -73,9 +73,17 @@ def test_web_workers_killed_mid_request(system: System, terminal: Terminal, play
     stop = threading.Event()
     kills = []
 
+    def served_since(moment: float) -> bool:
+        with terminal.lock:
+            return any(a.sent > moment and 200 <= a.status < 300 for a in terminal.answers)
+
     def killer() -> None:
+        last = time.monotonic()
         for _ in range(8):
-            time.sleep(1.0)  # gunicorn boots a new worker in about a second: let it serve
+            # Killed only once the new workers serve: a worker killed while it still boots
+            # (over a second on a slow machine) has no request to cut off.
+            wait_until(lambda last=last: served_since(last), timeout=30, interval=0.05)
+            last = time.monotonic()
             for pid in children_of(system.pid("web")):
                 try:
                     os.kill(pid, signal.SIGKILL)
@@ -155,5 +163,9 @@ def test_every_supervised_part_comes_back(system: System, terminal: Terminal):
         before = system.pid(part)
         os.kill(before, signal.SIGKILL)
         assert wait_until(lambda part=part, before=before: system.pid(part) != before, timeout=20)
-        assert f"{part} restarted (pid {system.pid(part)})" in system.log_text()
+        # The supervisor writes the pid file, then its log line: wait for the line too.
+        assert wait_until(
+            lambda part=part: f"{part} restarted (pid {system.pid(part)})" in system.log_text(),
+            timeout=5,
+        ), system.tail()
     assert wait_until(lambda: terminal.send("GET", "/health/ready").status == 200, timeout=30)
