@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
 from django.db import connections
 from django.db.models import DateTimeField, QuerySet
 from django.db.models.functions import Trunc
@@ -87,11 +88,28 @@ class ValuesByIndex(admin.AllValuesFieldListFilter):
             self.lookup_choices = [value for (value,) in cursor.fetchall()]
 
 
+class PageChangeList(ChangeList):
+    """A changelist whose admin reads, for its whole page at once, what the rows show beyond
+    their own columns (``RecordAdmin.read_with_page``)."""
+
+    def get_results(self, request: HttpRequest) -> None:
+        super().get_results(request)
+        # The page's rows, fetched once here: the table drawn next iterates these same objects.
+        self.model_admin.read_with_page(list(self.result_list))
+
+
 class RecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """What is recorded is shown, never added, changed or deleted here (superusers included).
 
     Changes happen through service actions; corrections are new records.
     """
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return PageChangeList
+
+    def read_with_page(self, rows: list[Any]) -> None:
+        """What a page's rows show beyond their columns and ``list_select_related``, read for
+        the page at once and kept on each row (none here)."""
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -21,6 +21,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any
 
+from django.db.models import Count
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -67,9 +68,10 @@ class GameModule:
         """What a terminal reads of the round in progress, beyond the core's table state."""
         return {}
 
-    def rounds_played(self, shift: Any) -> int:
-        """The rounds settled in the séance (a report's count)."""
-        return 0
+    def rounds_played(self, shifts: Any) -> dict[int, int]:
+        """The rounds settled in each of ``shifts`` (a report's count), by séance id, in one
+        query however many; a séance with none may be left out."""
+        return {}
 
     def export_records(self, shifts: Any) -> dict[str, list[dict[str, Any]]]:
         """The records of the rounds of ``shifts`` its game keeps its own way, as rows by the
@@ -80,6 +82,12 @@ class GameModule:
         """The rounds of ``shifts`` in the replay format of REPLAY.md, each with the name of its
         file under ``replay/`` in the regulator's export (``casino/reports/export.py``)."""
         return []
+
+
+def counted(rounds: Any, by: str) -> dict[int, int]:
+    """How many of ``rounds`` (a queryset) each séance has, ``by`` naming its séance's id: what a
+    game answers for ``rounds_played``."""
+    return dict(rounds.order_by().values(by).annotate(n=Count("pk")).values_list(by, "n"))
 
 
 def game_module(game: str) -> GameModule:

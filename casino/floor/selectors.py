@@ -3,6 +3,7 @@ a terminal finds it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db.models import Q, Sum
@@ -11,7 +12,7 @@ from django.utils.safestring import SafeString
 
 from casino.floor.models import Account, Movement, Shift, Table
 from casino.floor.registry import game_module, moved_to
-from casino.floor.services import rundown
+from casino.floor.services import rundowns
 
 SUIT_GLYPHS = {
     "S": ("♠", "black"),
@@ -57,19 +58,32 @@ class ShiftFigures:
 
 
 def shift_figures(shift: Shift) -> ShiftFigures:
-    drop = (
-        Movement.objects.filter(shift=shift, kind=Movement.Kind.STAKE_PLACED).aggregate(
-            s=Sum("amount")
-        )["s"]
-        or 0
+    return figures_of([shift])[shift.pk]
+
+
+def figures_of(shifts: Sequence[Shift]) -> dict[int, ShiftFigures]:
+    """Each séance's figures by its id, in a few queries however many séances (a list's page, the
+    day's register): the drop, the rundown's, and each game's count of its rounds."""
+    drop = dict(
+        Movement.objects.filter(shift__in=shifts, kind=Movement.Kind.STAKE_PLACED)
+        .order_by()
+        .values("shift_id")
+        .annotate(s=Sum("amount"))
+        .values_list("shift_id", "s")
     )
-    counted = rundown(shift)
-    return ShiftFigures(
-        game_module(shift.table.game).rounds_played(shift),
-        int(drop),
-        counted.result,
-        counted.variance,
-    )
+    rounds: dict[int, int] = {}
+    for game in {s.table.game for s in shifts}:
+        rounds |= game_module(game).rounds_played([s for s in shifts if s.table.game == game])
+    counted = rundowns(shifts)
+    return {
+        s.pk: ShiftFigures(
+            rounds.get(s.pk, 0),
+            int(drop.get(s.pk) or 0),
+            counted[s.pk].result,
+            counted[s.pk].variance,
+        )
+        for s in shifts
+    }
 
 
 def movement_refers_to(reference: str) -> dict[str, int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -1074,34 +1074,59 @@ class Rundown:
 
 
 def rundown(shift: Shift) -> Rundown:
-    bank = till_account(shift.table)
-    cash = [Movement.Kind.FLOAT, Movement.Kind.FILL, Movement.Kind.CREDIT]
-    play = ~Q(kind__in=cash)
-    # One pass over the séance's movements (a séance's figures are read at every close, report
-    # and terminal restart).
-    sums = Movement.objects.filter(shift=shift).aggregate(
-        opening=Sum("amount", filter=Q(kind=Movement.Kind.FLOAT, debit=bank)),
-        fills=Sum("amount", filter=Q(kind=Movement.Kind.FILL, debit=bank)),
-        credits=Sum("amount", filter=Q(kind=Movement.Kind.CREDIT, credit=bank)),
-        won=Sum("amount", filter=play & Q(debit=bank)),
-        lost=Sum("amount", filter=play & Q(credit=bank)),
+    return rundowns([shift])[shift.pk]
+
+
+def rundowns(shifts: Sequence[Shift]) -> dict[int, Rundown]:
+    """Each séance's rundown by its id, in three queries however many séances: a séance's figures
+    are read at every close, report and terminal restart, and a list's page or the day's register
+    reads them for tens of séances. ``rundown`` is this, for one."""
+    tills = {
+        (account.table_id, account.kind): account.pk
+        for account in Account.objects.filter(
+            table_id__in={s.table_id for s in shifts},
+            kind__in={game_module(s.table.game).till for s in shifts},
+        )
+    }
+    till_of = {s.pk: tills[s.table_id, game_module(s.table.game).till] for s in shifts}
+    cash = {Movement.Kind.FLOAT, Movement.Kind.FILL, Movement.Kind.CREDIT}
+    figures = {pk: dict.fromkeys(("opening", "fills", "credits", "result"), 0) for pk in till_of}
+    # One pass over the séances' movements that enter or leave a till, summed by séance, kind and
+    # accounts; each is counted only where the till is its own séance's.
+    accounts = list(till_of.values())
+    moved = (
+        Movement.objects.filter(shift_id__in=till_of)
+        .filter(Q(debit_id__in=accounts) | Q(credit_id__in=accounts))
+        .values_list("shift_id", "kind", "debit_id", "credit_id")
+        .annotate(total=Sum("amount"))
+        .order_by()
     )
-    opening, fills, credits, won, lost = (
-        int(sums[name] or 0) for name in ("opening", "fills", "credits", "won", "lost")
-    )
-    result = won - lost
-    closing = (
+    for shift_id, kind, debit, credit, total in moved:
+        f, till, total = figures[shift_id], till_of[shift_id], int(total)
+        if kind == Movement.Kind.FLOAT and debit == till:
+            f["opening"] += total
+        elif kind == Movement.Kind.FILL and debit == till:
+            f["fills"] += total
+        elif kind == Movement.Kind.CREDIT and credit == till:
+            f["credits"] += total
+        elif kind not in cash:  # play: what entered the till, less what left it
+            f["result"] += total * ((debit == till) - (credit == till))
+    # The last countersigned closing count of each closed séance.
+    closing = dict(
         FloatCount.objects.filter(
-            shift=shift,
+            shift_id__in=till_of,
             moment=FloatCount.Moment.CLOSING,
             countersignature__isnull=False,
             shift__closed_at__isnull=False,
         )
-        .order_by("-id")
-        .values_list("total", flat=True)
-        .first()
+        .order_by("shift_id", "-id")
+        .distinct("shift_id")
+        .values_list("shift_id", "total")
     )
-    return Rundown(opening, fills, credits, result, closing)
+    return {
+        pk: Rundown(f["opening"], f["fills"], f["credits"], f["result"], closing.get(pk))
+        for pk, f in figures.items()
+    }
 
 
 @transaction.atomic

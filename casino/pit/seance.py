@@ -344,7 +344,7 @@ def _seance_page(
         closings=closings,
         last_count=last,
         figures=figures,
-        rounds=game_module(shift.table.game).rounds_played(shift),
+        rounds=game_module(shift.table.game).rounds_played([shift]).get(shift.pk, 0),
         rounds_word=game_module(shift.table.game).rounds_word,
         coup_open=coup_open,
         packs=packs_at(shift.table_id, *IN_USE),

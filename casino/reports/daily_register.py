@@ -19,8 +19,8 @@ from reportlab.platypus import KeepTogether
 from audit.models import Anomaly, Severity
 from casino.disputes.models import corrections_posted
 from casino.floor.models import Shift
-from casino.floor.selectors import shift_figures
-from casino.floor.services import rundown
+from casino.floor.selectors import figures_of
+from casino.floor.services import rundowns
 from casino.reports.models import RegisterSignOff, Report
 from casino.reports.pdf import SMALL, WIDTH, Document, grid, heading, para, text
 from casino.reports.shift_report import key_values, local, money, person
@@ -46,8 +46,12 @@ def results_per_table(day: dt.date) -> list[tuple[int, int]]:
     """The day's result per table (the bank's win from the ledger, minor units), by table number:
     what the register's picture draws, for the admin's."""
     per_table: dict[int, int] = {}
-    for shift in shifts_of_day(day):
-        per_table[shift.table.number] = per_table.get(shift.table.number, 0) + rundown(shift).result
+    shifts = list(shifts_of_day(day))
+    counted = rundowns(shifts)
+    for shift in shifts:
+        per_table[shift.table.number] = (
+            per_table.get(shift.table.number, 0) + counted[shift.pk].result
+        )
     return sorted(per_table.items())
 
 
@@ -76,8 +80,10 @@ def register_document(report: Report) -> Document:
     ]
     total_win = total_drop = 0
     per_table: dict[int, int] = {}
-    for shift in shifts_of_day(report.day):
-        figures = shift_figures(shift)
+    shifts = list(shifts_of_day(report.day))
+    each = figures_of(shifts)
+    for shift in shifts:
+        figures = each[shift.pk]
         total_win += figures.win
         total_drop += figures.drop
         per_table[shift.table.number] = per_table.get(shift.table.number, 0) + figures.win

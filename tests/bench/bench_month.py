@@ -236,6 +236,21 @@ def measure(written: Any) -> None:
     )
 
     rows = []
+    # The séances, as the regulator lists them: each with its staff and rundown (API) or its
+    # figures (admin), read for the page.
+    seance_pages = {
+        f"API, date={day}": (api, f"/api/v1/shifts?date={day}"),
+        "API, first page": (api, "/api/v1/shifts"),
+        f"admin, the day {day}": (admin, f"/admin/floor/shift/?{dated}"),
+        "admin, first page": (admin, "/admin/floor/shift/"),
+    }
+    for label, (client, url) in seance_pages.items():
+        seconds, response, queries = _median(lambda c=client, u=url: _get(c, u), RUNS)
+        rows.append((label, _figure(seconds, queries, f"{len(response.content):,} bytes")))
+        print(f"  ... séances {label}: {seconds:.3f} s", file=sys.stderr, flush=True)
+    report(f"The séances, as an inspecteur (median of {RUNS})", [*rows, _load()])
+
+    rows = []
     _signing()
     renders = [_register(day) for _ in range(HEAVY_RUNS)]
     render = statistics.median(seconds for seconds, _ in renders)

@@ -69,7 +69,7 @@ def test_every_game_of_the_floor_has_its_package():
 def test_a_game_without_its_package_yet_answers_as_a_table_where_nothing_was_played():
     newcomer = game_module("baccara")  # the fourth game, before its package exists
     assert type(newcomer) is GameModule
-    assert newcomer.rounds_played(None) == 0
+    assert newcomer.rounds_played([]) == {}
     assert newcomer.terminal_state(None, None) == {}
 
 

@@ -183,6 +183,19 @@ def test_a_seances_page_reads_its_coups_in_queries_that_do_not_grow_with_them(ca
     assert counts[0] == counts[1]
 
 
+def test_the_seances_lists_read_in_queries_that_do_not_grow_with_the_seances(cast, posted, api):
+    """Each séance's figures (admin) and its staff and rundown (API) are read for the page at once:
+    a day of séances reads in as many queries as one (issue 17's month: 514 and 403 queries)."""
+    admin = login_admin(Client(), cast.inspecteur)
+    terminal = api(cast.inspecteur)
+    call_command("simulate", tables=1, hours=0.05, seed=11, stdout=io.StringIO())
+    one = (queries(admin, ["/admin/floor/shift/"]), queries(terminal, ["/api/v1/shifts"]))
+    call_command("simulate", tables=3, first=2, hours=0.05, seed=12, stdout=io.StringIO())
+    assert Shift.objects.count() == 4
+    assert queries(admin, ["/admin/floor/shift/"]) == one[0]
+    assert queries(terminal, ["/api/v1/shifts"]) == one[1]
+
+
 def queries(client: Client, pages: list[str]) -> list[int]:
     """The SQL queries of each page, read a second time (the session's first reads apart)."""
     from django.db import connection

@@ -12,7 +12,9 @@ import pytest
 from django.apps import apps
 from django.contrib.auth.models import User
 from django.db import connection, models
+from django.db.models import Sum
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
 from audit.chain import verify_chain
@@ -23,7 +25,8 @@ from casino.floor.play.alliance.models import CercleSeat, CercleSeatEnd
 from casino.floor.play.alliance.selectors import deal_document
 from casino.floor.play.pharao.models import PharaoStakeAct
 from casino.floor.play.pharao.selectors import taille_document
-from casino.floor.services import balance, rundown
+from casino.floor.selectors import figures_of, shift_figures
+from casino.floor.services import Rundown, balance, rundown, rundowns, till_account
 from casino.games.replay import replay
 from casino.people.management.commands.demo_seed import SEED
 from casino.people.management.commands.demo_seed import Command as DemoSeed
@@ -250,3 +253,53 @@ def the_day_runs_in_the_order_of_a_real_house(start: dt.datetime, until: dt.date
     assert CercleSeat.objects.filter(shift=cercle, end=None).count() == 4
     assert Pack.objects.filter(state=PackState.OPENED).get().kind == PackKind.SINGLE
     assert Pack.objects.filter(state=PackState.VERIFIED).exists()  # some left in store
+
+
+def ledger_rundown(seance: Shift) -> Rundown:
+    """A séance's rundown as its definition reads the ledger, alone: what its till received and
+    gave, by kind, and its last countersigned closing count."""
+    till = till_account(seance.table)
+    mine = Movement.objects.filter(shift=seance)
+    cash = ["float", "fill", "credit"]
+
+    def summed(**where: object) -> int:
+        return int(mine.filter(**where).aggregate(s=Sum("amount"))["s"] or 0)
+
+    won = summed(debit=till) - summed(debit=till, kind__in=cash)
+    lost = summed(credit=till) - summed(credit=till, kind__in=cash)
+    closing = (
+        FloatCount.objects.filter(shift=seance, moment="closing", countersignature__isnull=False)
+        .order_by("-id")
+        .first()
+    )
+    return Rundown(
+        summed(debit=till, kind="float"),
+        summed(debit=till, kind="fill"),
+        summed(credit=till, kind="credit"),
+        won - lost,
+        closing.total if closing and seance.closed_at else None,
+    )
+
+
+def test_the_days_seances_read_together_have_each_the_figures_it_has_alone(the_day):
+    """A list's page and the day's register read the séances' figures together (issue 17): each
+    séance's rundown is what the ledger says of its own till, and its figures are those it has
+    read alone, in as many queries for the day as for one séance of each game."""
+    shifts = list(Shift.objects.select_related("table").order_by("pk"))
+    games = {s.table.game for s in shifts}
+    assert games == {"trente-et-quarante", "pharao", "alliance"}
+    together = rundowns(shifts)
+    assert together == {s.pk: ledger_rundown(s) for s in shifts}
+    # The day gives each part of the rundown something to count.
+    assert all(any(getattr(r, part) for r in together.values()) for part in ("opening", "fills"))
+    assert any(r.closing for r in together.values())
+    assert {r.result > 0 for r in together.values()} == {True, False}  # a won séance, a lost one
+
+    with CaptureQueriesContext(connection) as day:
+        figures = figures_of(shifts)
+    assert figures == {s.pk: shift_figures(Shift.objects.get(pk=s.pk)) for s in shifts}
+    assert all(figures[s.pk].coups for s in shifts if s.closed_at)
+    one_of_each = [next(s for s in shifts if s.table.game == game) for game in games]
+    with CaptureQueriesContext(connection) as each_game:
+        figures_of(one_of_each)
+    assert len(day) == len(each_game)

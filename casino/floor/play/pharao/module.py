@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy
 from casino.errors import Conflict
 from casino.floor.play.pharao.models import PharaoDraw, Taille, TaillePhase
 from casino.floor.play.pharao.selectors import pharao_records, taille_document
-from casino.floor.registry import GameModule
+from casino.floor.registry import GameModule, counted
 from shoes.errors import IllegalPackState
 
 GAME = "pharao"
@@ -39,9 +39,9 @@ class Pharao(GameModule):
                 where="state",
             )
 
-    def rounds_played(self, shift: Any) -> int:
-        """The draws settled in the séance."""
-        return int(PharaoDraw.objects.filter(taille__shift=shift).count())
+    def rounds_played(self, shifts: Any) -> dict[int, int]:
+        """The draws settled in each séance."""
+        return counted(PharaoDraw.objects.filter(taille__shift__in=shifts), "taille__shift_id")
 
     def export_records(self, shifts: Any) -> dict[str, list[dict[str, Any]]]:
         """Tailles, draws, stakes, the acts on them, the banker's approvals and the settlements:
