@@ -19,7 +19,7 @@ from audit.services import anomaly_review
 from casino.api.acts import record_act
 from casino.api.permissions import OVERSIGHT, PIT, HoldsRole
 from casino.api.resources import Collection, Filters, Item
-from casino.api.serializers import StrictSerializer
+from casino.api.serializers import PageOfRecords, ReadWithPage, StrictSerializer
 
 
 class AuditEventSerializer(serializers.ModelSerializer[AuditEvent]):
@@ -103,7 +103,7 @@ class AnomalyReviewSerializer(serializers.ModelSerializer[AnomalyReview]):
         fields = ["at", "actor", "from_state", "to_state", "reason"]
 
 
-class AnomalySerializer(serializers.ModelSerializer[Anomaly]):
+class AnomalySerializer(ReadWithPage, serializers.ModelSerializer[Anomaly]):
     reviews = AnomalyReviewSerializer(many=True, read_only=True)
     involved = serializers.SerializerMethodField(help_text="usernames of the people in question")
 
@@ -122,11 +122,16 @@ class AnomalySerializer(serializers.ModelSerializer[Anomaly]):
             "involved",
             "reviews",
         ]
+        list_serializer_class = PageOfRecords
+
+    def read_with_page(self, records: list[Anomaly]) -> None:
+        """The usernames of everyone the anomalies involve: one query."""
+        people = {pk for anomaly in records for pk in anomaly.involved}
+        self.usernames = dict(User.objects.filter(pk__in=people).values_list("pk", "username"))
 
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_involved(self, anomaly: Anomaly) -> list[str]:
-        names = dict(User.objects.filter(pk__in=anomaly.involved).values_list("pk", "username"))
-        return [names[pk] for pk in anomaly.involved if pk in names]
+        return [self.usernames[pk] for pk in anomaly.involved if pk in self.usernames]
 
 
 class AnomalyFilters(Filters):

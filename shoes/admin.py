@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
@@ -21,6 +21,7 @@ from casino.floor.models import Table
 from casino.pit.timeline import count_verdict, event_text
 from casino.readable import readable
 from shoes.models import (
+    CardLaid,
     Pack,
     PackEvent,
     PackState,
@@ -29,7 +30,7 @@ from shoes.models import (
     SealVerification,
     TalonCount,
 )
-from shoes.services import current_shift, seal_verify
+from shoes.services import seal_verify
 
 
 class TableFilter(admin.SimpleListFilter):
@@ -120,14 +121,35 @@ class PackAdmin(RecordAdmin):
     ]
     fields = readonly_fields
 
+    def read_with_page(self, rows: list[Pack]) -> None:
+        """Each pack's table (where it was last opened, as ``current_shift`` reads it) and its
+        cards laid, for the page in two queries (not four a row)."""
+        opened = (
+            PackEvent.objects.filter(pack__in=rows, kind=PackEvent.Kind.OPENED)
+            .order_by("pack_id", "-at")
+            .distinct("pack_id")
+            .values_list("pack_id", "shift__table__number")
+        )
+        tables = dict(opened)
+        laid = dict(
+            CardLaid.objects.filter(pack__in=rows)
+            .order_by()
+            .values("pack_id")
+            .annotate(n=Count("pk"))
+            .values_list("pack_id", "n")
+        )
+        for pack in rows:
+            pack.page_table = tables.get(pack.pk)  # type: ignore[attr-defined]
+            pack.page_cards = laid.get(pack.pk, 0)  # type: ignore[attr-defined]
+
     @admin.display(description=gettext_lazy("table"))
-    def table(self, pack: Pack) -> str:
-        shift = current_shift(pack)
-        return str(shift.table.number) if shift else "–"
+    def table(self, pack: Pack) -> str:  # a column of the list only: read with its page
+        number = pack.page_table  # type: ignore[attr-defined]
+        return "–" if number is None else str(number)
 
     @admin.display(description=gettext_lazy("cartes tirées"))
     def cards(self, pack: Pack) -> int:
-        return pack.cards_laid.count()
+        return pack.page_cards if hasattr(pack, "page_cards") else pack.cards_laid.count()
 
     @admin.display(description=gettext_lazy("recomptage"))
     def reconciled(self, pack: Pack) -> str:

@@ -1,10 +1,12 @@
-"""Input serializers shared by every API view: strict JSON types, no unknown field."""
+"""Serializers shared by every API view: inputs of strict JSON types with no unknown field, and
+the ways our answers are written without re-reading or re-deriving what they have."""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
 
+from django.db.models.manager import BaseManager
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -59,6 +61,30 @@ class Answer:
         if self._serializer is None:
             self._serializer = self._class()
         return self._serializer.to_representation(instance)
+
+
+class PageOfRecords(serializers.ListSerializer[Any]):
+    """A page of records whose serializer (``ReadWithPage``) reads for the whole page at once what
+    each record shows beyond its own columns."""
+
+    def to_representation(self, data: Any) -> list[Any]:
+        records = list(data.all() if isinstance(data, BaseManager) else data)
+        self.child.read_with_page(records)  # type: ignore[union-attr]
+        return super().to_representation(records)
+
+
+class ReadWithPage:
+    """A record's serializer that shows what is read for a page of them at once in a few queries
+    (``read_with_page``), not a few queries a record; alone, a record is its own page. Its
+    ``Meta`` names ``PageOfRecords`` as its ``list_serializer_class``."""
+
+    def read_with_page(self, records: list[Any]) -> None:
+        raise NotImplementedError
+
+    def to_representation(self, instance: Any) -> Any:
+        if not isinstance(self.parent, PageOfRecords):  # type: ignore[attr-defined]
+            self.read_with_page([instance])
+        return super().to_representation(instance)  # type: ignore[misc]
 
 
 def _type_fault(field: serializers.Field[Any, Any, Any, Any], value: Any) -> str | None:

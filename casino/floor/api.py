@@ -6,8 +6,6 @@ reference, ``POST`` an act on it). Every write is idempotent."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -22,7 +20,6 @@ from django.db.models import (
     prefetch_related_objects,
 )
 from django.db.models.functions import Coalesce
-from django.db.models.manager import BaseManager
 from django.urls import path
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -36,7 +33,14 @@ from casino.api.acts import record_act
 from casino.api.idempotency import idempotent
 from casino.api.permissions import CAGE_AND_PIT, FLOOR_READERS
 from casino.api.resources import Collection, Filters, Item, on_day
-from casino.api.serializers import Empty, StrictSerializer, amount, reference
+from casino.api.serializers import (
+    Empty,
+    PageOfRecords,
+    ReadWithPage,
+    StrictSerializer,
+    amount,
+    reference,
+)
 from casino.errors import NotFound
 from casino.floor import selectors, services
 from casino.floor.models import (
@@ -335,22 +339,7 @@ class DutySerializer(serializers.ModelSerializer[Duty]):
         ]
 
 
-# A séance's staff, each with the people named.
-STAFF = Prefetch("duties", Duty.objects.select_related("person", "assigned_by", "end"))
-
-
-class ShiftsSerializer(serializers.ListSerializer[Shift]):
-    """A page of séances: their staff and rundowns read for the page at once (four queries, not
-    four a séance)."""
-
-    def to_representation(self, data: Any) -> list[Any]:
-        shifts = list(data.all() if isinstance(data, BaseManager) else data)
-        prefetch_related_objects(shifts, STAFF)
-        self.child.rundowns = services.rundowns(shifts)  # type: ignore[union-attr]
-        return super().to_representation(shifts)
-
-
-class ShiftSerializer(serializers.ModelSerializer[Shift]):
+class ShiftSerializer(ReadWithPage, serializers.ModelSerializer[Shift]):
     table = serializers.IntegerField(source="table.number")
     opened_by = serializers.CharField(source="opened_by.username")
     staff = serializers.SerializerMethodField()
@@ -371,19 +360,22 @@ class ShiftSerializer(serializers.ModelSerializer[Shift]):
             "staff",
             "rundown",
         ]
-        list_serializer_class = ShiftsSerializer
+        list_serializer_class = PageOfRecords
 
-    rundowns: Mapping[int, services.Rundown] = MappingProxyType({})  # a page's (ShiftsSerializer)
+    def read_with_page(self, records: list[Shift]) -> None:
+        """The séances' staff (with the people named) and their rundowns: four queries."""
+        prefetch_related_objects(
+            records, Prefetch("duties", Duty.objects.select_related("person", "assigned_by", "end"))
+        )
+        self.rundowns = services.rundowns(records)
 
     @extend_schema_field(DutySerializer(many=True))
     def get_staff(self, shift: Shift) -> list[dict[str, Any]]:
-        prefetch_related_objects([shift], STAFF)  # read with its page already, if in a list
         return list(DutySerializer(shift.duties.all(), many=True).data)
 
     @extend_schema_field(RundownSerializer)
     def get_rundown(self, shift: Shift) -> dict[str, Any]:
-        figures = self.rundowns.get(shift.pk) or services.rundown(shift)
-        return dict(RundownSerializer(figures).data)
+        return dict(RundownSerializer(self.rundowns[shift.pk]).data)
 
 
 class ShiftOpenInput(StrictSerializer):

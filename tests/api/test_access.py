@@ -266,3 +266,41 @@ def test_the_director_grants_roles_in_the_admin_through_the_service(cast):
     granted = client.post(url, {"roles": ["croupier", "tailleur"]})
     assert granted.status_code == 302, granted.content[:2000]
     assert AuditEvent.objects.filter(action="staff.roles_changed").exists()
+
+
+def test_a_page_of_anomalies_names_the_people_in_question_in_queries_that_do_not_grow(api, cast):
+    """The usernames of everyone a page's anomalies involve are read in one query (issue 17's
+    month: 104 queries a page), each anomaly still naming its own, in its own order."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    staff = [cast.tailleur, cast.croupier, cast.chef, cast.auditeur2]
+
+    def raised(n: int) -> None:
+        for i in range(n):
+            anomaly_raise(
+                detector="test_detector",
+                severity=Severity.WARNING,
+                summary=f"anomaly {i}",
+                evidence={"i": i},
+                involved=[staff[i % 4].pk, staff[(i + 1) % 4].pk, 10**9],  # and one unknown
+            )
+
+    def read() -> tuple[int, list[dict]]:
+        client = api(cast.inspecteur)
+        client.get("/api/v1/anomalies")
+        with CaptureQueriesContext(connection) as captured:
+            page = client.get("/api/v1/anomalies").json()["results"]
+        return len(captured), page
+
+    raised(1)
+    few, _page = read()
+    raised(11)
+    many, page = read()
+    assert many == few
+    named = [sorted((staff[i % 4], staff[(i + 1) % 4]), key=lambda u: u.pk) for i in range(11)]
+    assert [a["involved"] for a in page] == [
+        [u.username for u in pair] for pair in named[:1] + named
+    ]
+    alone = api(cast.inspecteur).get(f"/api/v1/anomalies/{page[5]['id']}").json()
+    assert alone["involved"] == page[5]["involved"]

@@ -196,6 +196,27 @@ def test_the_seances_lists_read_in_queries_that_do_not_grow_with_the_seances(cas
     assert queries(terminal, ["/api/v1/shifts"]) == one[1]
 
 
+def test_the_packs_list_reads_in_queries_that_do_not_grow_with_the_packs(cast, posted):
+    """Each pack's table and cards laid are read for the page (issue 17's month: 414 queries);
+    the page shows what each pack's own reads show."""
+    from shoes.models import Pack
+    from shoes.services import current_shift
+
+    client = login_admin(Client(), cast.inspecteur)
+    call_command("simulate", tables=1, hours=0.05, seed=11, stdout=io.StringIO())
+    few = queries(client, ["/admin/shoes/pack/"])
+    call_command("simulate", tables=3, first=2, hours=0.2, seed=12, stdout=io.StringIO())
+    assert Pack.objects.count() >= 4
+    assert queries(client, ["/admin/shoes/pack/"]) == few
+    page = client.get("/admin/shoes/pack/").content.decode()
+    for pack in Pack.objects.all():
+        shift = current_shift(pack)
+        table = shift.table.number if shift else "–"
+        row = page.split(f">{pack.seal_number}<", 1)[1].split("</tr>", 1)[0]
+        assert f'class="field-table">{table}<' in row
+        assert f'class="field-cards">{pack.cards_laid.count()}<' in row
+
+
 def queries(client: Client, pages: list[str]) -> list[int]:
     """The SQL queries of each page, read a second time (the session's first reads apart)."""
     from django.db import connection
