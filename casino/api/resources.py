@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from django.db.models import Model, Q, QuerySet
+from django.db.models import F, Min, Model, Q, QuerySet, Subquery, Value
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from rest_framework import generics, serializers
@@ -27,16 +27,34 @@ from casino.people.services import roles_of
 PAGING_PARAMETERS = frozenset({"cursor", "page_size"})
 
 
-def on_day(field: str) -> Callable[[dt.date], Q]:
+def on_day(field: str, model: type[Model] | None = None) -> Callable[[dt.date], Q]:
     """A filter by day (``field__date``), written as the day's range in the current time zone:
     ``__date`` casts every row, so no index on ``field`` serves it, and a month of coups is read
-    whole to find one day's (issue 17)."""
+    whole to find one day's (issue 17).
+
+    With ``model``, whose pages come in id order, the day's rows are also bounded below by the
+    day's first id, found in the same statement through the index on ``field``. PostgreSQL does
+    not know that ids grow with the clock: for a day's first page it walked the primary key from
+    the month's first movement, 1.6 million rows before the last day's (215 ms; 8 ms so). The
+    bound is the smallest id of the day's own rows, so it leaves out none of them."""
 
     def day_range(day: dt.date) -> Q:
         zone = timezone.get_current_timezone()
         start = dt.datetime.combine(day, dt.time.min, tzinfo=zone)
         end = dt.datetime.combine(day + dt.timedelta(days=1), dt.time.min, tzinfo=zone)
-        return Q(**{f"{field}__gte": start, f"{field}__lt": end})
+        days = Q(**{f"{field}__gte": start, f"{field}__lt": end})
+        if model is None:
+            return days
+        # The minimum of ``pk + 0``: a bare ``min(pk)`` PostgreSQL finds by the same walk.
+        first = (
+            model._default_manager.filter(days)
+            .order_by()
+            .annotate(one=Value(1))
+            .values("one")
+            .annotate(first=Min(F("pk") + 0))
+            .values("first")
+        )
+        return days & Q(pk__gte=Subquery(first))
 
     return day_range
 

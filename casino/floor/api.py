@@ -803,7 +803,7 @@ class MovementFilters(Filters):
     dispute = reference(required=False)
     deal = reference(required=False, help_text="an Alliance deal's payments and fees")
     lookups = {
-        "date": on_day("at"),
+        "date": on_day("at", Movement),
         "account": lambda code: Q(debit__code=code) | Q(credit__code=code),
         "coup": lambda coup: Q(reference__startswith=f"coup:{coup}:"),
         "dispute": lambda dispute: Q(reference=f"dispute:{dispute}"),

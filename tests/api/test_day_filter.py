@@ -4,6 +4,7 @@ would find, read through an index (``casino.api.resources.on_day``)."""
 from __future__ import annotations
 
 import datetime as dt
+import io
 import zoneinfo
 
 import pytest
@@ -58,3 +59,41 @@ def test_the_day_range_is_a_range_an_index_can_serve():
     assert "AT TIME ZONE" not in sql
     assert '"at" >= ' in sql
     assert '"at" < ' in sql
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Paris"])
+def test_a_day_bounded_by_its_first_id_finds_what_the_range_finds(zone):
+    """The bound by the day's first id (``on_day(field, model)``) leaves out none of the day's
+    rows, even where ids do not follow the clock (a row stamped earlier, written later)."""
+    shuffled = MOMENTS[5:] + MOMENTS[:5]  # ids out of the clock's order
+    LoginAttempt.objects.bulk_create(
+        LoginAttempt(username=f"u{i}", at=at, ok=True, where="api") for i, at in enumerate(shuffled)
+    )
+    days = {at.astimezone(zoneinfo.ZoneInfo(zone)).date() for at in MOMENTS}
+    days |= {dt.date(2026, 6, 1)}  # a day without a row: nothing found
+    with timezone.override(zoneinfo.ZoneInfo(zone)):
+        for day in sorted(days):
+            by_range = LoginAttempt.objects.filter(on_day("at")(day)).order_by("id")
+            bounded = LoginAttempt.objects.filter(on_day("at", LoginAttempt)(day)).order_by("id")
+            assert list(bounded) == list(by_range), (zone, day)
+
+
+def test_a_days_first_page_starts_from_the_days_first_id(cast, posted):
+    """The ledger's page of a day is read from the day's first id up its primary key, never from
+    the ledger's first movement (issue 17's month: 1.6 million rows before the last day's)."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    from casino.floor.models import Movement
+
+    call_command("simulate", tables=1, hours=0.05, seed=11, stdout=io.StringIO())
+    day = timezone.localdate(Movement.objects.latest("at").at)
+    with connection.cursor() as cursor:  # the primary key's walk, priced as the month's planner
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_bitmapscan = off")
+        cursor.execute("SET LOCAL enable_sort = off")
+    page = Movement.objects.filter(on_day("at", Movement)(day)).order_by("id")[:101]
+    plan = page.explain()
+    assert "Index Scan using floor_movement_pkey" in plan
+    assert "Index Cond: (id >= $" in plan, plan
+    assert len(page) == min(101, Movement.objects.filter(on_day("at")(day)).count()) > 0

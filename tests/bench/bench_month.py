@@ -6,8 +6,8 @@ keeps, in seconds), its audit chain one event per act as the services record the
 through the code path the regulator uses, timed whole: the API (``/api/v1/coups``, a token of an
 inspecteur, the first page and filtered pages: the API pages by cursor and counts nothing) and the
 admin's changelist of coups (logged in as an inspecteur with his second factor: the first page,
-the filtered pages with their counts); the day's export as the regulator downloads it from the
-API; the day's register requested as the worker's beat requests it, then rendered and signed as
+the filtered pages with their counts); a coup's page and movements; the day's séances (API and
+admin) and movements (API); the day's export as the regulator downloads it from the API; the day's register requested as the worker's beat requests it, then rendered and signed as
 the worker does; ``verify_chain`` as ``manage.py verify_audit`` runs it. Each figure is a median,
 beside its ratio to the issue's aim of one second.
 """
@@ -237,18 +237,22 @@ def measure(written: Any) -> None:
 
     rows = []
     # The séances, as the regulator lists them: each with its staff and rundown (API) or its
-    # figures (admin), read for the page.
-    seance_pages = {
-        f"API, date={day}": (api, f"/api/v1/shifts?date={day}"),
-        "API, first page": (api, "/api/v1/shifts"),
-        f"admin, the day {day}": (admin, f"/admin/floor/shift/?{dated}"),
-        "admin, first page": (admin, "/admin/floor/shift/"),
+    # figures (admin), read for the page; and the day's movements, the last day's first page
+    # found from the day's first id.
+    day_pages = {
+        f"séances, API, date={day}": (api, f"/api/v1/shifts?date={day}"),
+        "séances, API, first page": (api, "/api/v1/shifts"),
+        f"séances, admin, the day {day}": (admin, f"/admin/floor/shift/?{dated}"),
+        "séances, admin, first page": (admin, "/admin/floor/shift/"),
+        f"movements, API, date={day}": (api, f"/api/v1/movements?date={day}"),
     }
-    for label, (client, url) in seance_pages.items():
+    for label, (client, url) in day_pages.items():
         seconds, response, queries = _median(lambda c=client, u=url: _get(c, u), RUNS)
         rows.append((label, _figure(seconds, queries, f"{len(response.content):,} bytes")))
-        print(f"  ... séances {label}: {seconds:.3f} s", file=sys.stderr, flush=True)
-    report(f"The séances, as an inspecteur (median of {RUNS})", [*rows, _load()])
+        print(f"  ... {label}: {seconds:.3f} s", file=sys.stderr, flush=True)
+    report(
+        f"The day's séances and movements, as an inspecteur (median of {RUNS})", [*rows, _load()]
+    )
 
     rows = []
     _signing()

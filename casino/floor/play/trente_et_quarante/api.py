@@ -232,7 +232,7 @@ class CoupFilters(Filters):
     open = serializers.BooleanField(required=False, help_text="true: in progress")
     lookups = {
         "table": "shift__table__number",
-        "date": on_day("opened_at"),
+        "date": on_day("opened_at", Coup),
         "result": "outcome__result",
     }
 
