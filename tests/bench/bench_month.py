@@ -7,8 +7,9 @@ through the code path the regulator uses, timed whole: the API (``/api/v1/coups`
 inspecteur, the first page and filtered pages: the API pages by cursor and counts nothing) and the
 admin's changelist of coups (logged in as an inspecteur with his second factor: the first page,
 the filtered pages with their counts); a coup's page and movements; the day's séances (API and
-admin) and movements (API); the day's export as the regulator downloads it from the API; the day's register requested as the worker's beat requests it, then rendered and signed as
-the worker does; ``verify_chain`` as ``manage.py verify_audit`` runs it. Each figure is a median,
+admin) and movements (API); the day's export as the regulator downloads it from the API; the
+day's register requested as the worker's beat requests it, then rendered and signed as the
+worker does; ``verify_chain`` as ``manage.py verify_audit`` runs it. Each figure is a median,
 beside its ratio to the issue's aim of one second.
 """
 
@@ -188,10 +189,10 @@ def measure(written: Any) -> None:
         "first page": "/admin/floor/coup/",
         f"the day {day} (date hierarchy)": f"/admin/floor/coup/?{dated}",
         f"table {number}": f"/admin/floor/coup/?shift__table__id__exact={table}",
-        "result après": "/admin/floor/coup/?outcome__result__exact=apres",
+        "result après": "/admin/floor/coup/?outcome__result=apres",
         "the day, table and result rouge": (
             f"/admin/floor/coup/?{dated}&shift__table__id__exact={table}"
-            "&outcome__result__exact=rouge"
+            "&outcome__result=rouge"
         ),
     }
     for label, url in admin_pages.items():

@@ -20,6 +20,7 @@ from casino.floor.models import Movement, Shift
 from casino.floor.play.trente_et_quarante.models import Coup, CoupResult, Settlement, Stake
 from casino.floor.play.trente_et_quarante.selectors import coup_movements
 from casino.floor.selectors import row_html
+from casino.games.trente_et_quarante import Result
 from casino.pit.table_view import OUTCOME_WORDS
 from casino.readable import transfer
 
@@ -114,11 +115,25 @@ class ShiftFilter(admin.RelatedFieldListFilter):
         return [(shift.pk, str(shift)) for shift in shifts]
 
 
+class ResultFilter(admin.SimpleListFilter):
+    """The engine's results (``Result``), not the values found among the coups: finding those read
+    every coup's result on every page of the list (a DISTINCT over the month's 200,000, 38 ms)."""
+
+    title = gettext_lazy("résultat")
+    parameter_name = "outcome__result"
+
+    def lookups(self, request: Any, model_admin: Any) -> list[tuple[str, str]]:
+        return [(result.value, result.value) for result in Result]
+
+    def queryset(self, request: Any, queryset: QuerySet[Coup]) -> QuerySet[Coup]:
+        return queryset.filter(outcome__result=self.value()) if self.value() else queryset
+
+
 @admin.register(Coup)
 class CoupAdmin(IndexedHistoryAdmin):
     list_display = ["__str__", "phase", "result", "totals", "opened_at"]
     list_select_related = COUP_ROW
-    list_filter = ["shift__table", "phase", "outcome__result", ("shift", ShiftFilter)]
+    list_filter = ["shift__table", "phase", ResultFilter, ("shift", ShiftFilter)]
     date_hierarchy = "opened_at"
     inlines = [StakeInline, SettlementInline]
     readonly_fields = [
