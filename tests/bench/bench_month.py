@@ -191,8 +191,7 @@ def measure(written: Any) -> None:
         f"table {number}": f"/admin/floor/coup/?shift__table__id__exact={table}",
         "result après": "/admin/floor/coup/?outcome__result=apres",
         "the day, table and result rouge": (
-            f"/admin/floor/coup/?{dated}&shift__table__id__exact={table}"
-            "&outcome__result=rouge"
+            f"/admin/floor/coup/?{dated}&shift__table__id__exact={table}&outcome__result=rouge"
         ),
     }
     for label, url in admin_pages.items():
