@@ -13,7 +13,7 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from casino import shown
-from casino.admin_base import IndexedHistoryAdmin, RecordAdmin, RecordInline
+from casino.admin_base import IndexedHistoryAdmin, RecordAdmin, RecordInline, RelatedReadWith
 from casino.floor.models import (
     Account,
     Duty,
@@ -251,6 +251,12 @@ class DutyInline(RecordInline):
     def ended(self, duty: Duty) -> str:
         end = getattr(duty, "end", None)
         return "–" if end is None else f"{shown.moment(end.at)} ({end.reason})"
+
+
+class ShiftFilter(RelatedReadWith):
+    """The séances to filter a game's rounds by, each named with its table."""
+
+    related = ("table",)
 
 
 @admin.register(Shift)

@@ -104,6 +104,30 @@ def test_simulate_plays_pharao_tailles_each_at_the_pace_of_a_real_table(db, sett
     assert verify_chain().ok
 
 
+def test_the_pharao_lists_read_in_queries_that_do_not_grow_with_the_tailles(db, settings):
+    """The tailles' list (its séance filter, its rows' table, pack and draws) and the stakes'
+    (its taille filter, its rows' taille) read in as many queries for more séances and tailles
+    (issue 17's month: 1,215 queries the tailles' page, each séance's table read on its own)."""
+    from django.contrib.auth.models import User
+
+    from casino.floor.play.pharao.models import PharaoStake
+
+    simulated_yesterday(settings, 15, game="pharao", first=4, hours=0.5, seed=2)
+    client = login_admin(Client(), User.objects.get(username="inspecteur"))
+    pages = ["/admin/floor/taille/", "/admin/floor/pharaostake/"]
+    few = (Taille.objects.count(), queries(client, pages))
+    call_command("simulate", game="pharao", first=6, hours=0.5, seed=3, stdout=io.StringIO())
+    call_command("simulate", tables=2, first=7, hours=0.05, seed=4, stdout=io.StringIO())
+    many = (Taille.objects.count(), queries(client, pages))
+    assert many[0] > few[0]
+    assert PharaoStake.objects.exists()
+    assert many[1] == few[1]
+    page = client.get("/admin/floor/taille/").content.decode()
+    for taille in Taille.objects.all():
+        assert f"{taille} " in page or f"{taille}<" in page
+        assert f">{taille.draws.count()} / 26<" in page
+
+
 def test_simulate_refuses_to_play_pharao_at_a_trente_et_quarante_table(cast, posted):
     call_command("simulate", tables=1, hours=0.05, seed=1, stdout=io.StringIO())
     with pytest.raises(CommandError, match="table 1 plays trente-et-quarante, not pharao"):

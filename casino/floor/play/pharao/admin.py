@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.db.models import Count
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -16,8 +17,8 @@ from django.utils.translation import gettext_lazy
 
 from audit.models import Anomaly
 from casino import shown
-from casino.admin_base import RecordAdmin, RecordInline
-from casino.floor.admin import movement_lines
+from casino.admin_base import RecordAdmin, RecordInline, RelatedReadWith
+from casino.floor.admin import ShiftFilter, movement_lines
 from casino.floor.models import Movement
 from casino.floor.play.pharao.models import (
     PharaoApproval,
@@ -154,10 +155,17 @@ class ShiftTailleInline(RecordInline):
         return f"{taille.draws.count()} / {DRAWS}"
 
 
+class TailleFilter(RelatedReadWith):
+    """The tailles to filter stakes by, each named with its table and pack."""
+
+    related = ("shift__table", "pack")
+
+
 @admin.register(Taille)
 class TailleAdmin(RecordAdmin):
     list_display = ["__str__", "phase", "draws_done", "opened_at", "opened_by"]
-    list_filter = ["shift__table", "phase", "shift"]
+    list_select_related = ["shift__table", "pack", "opened_by"]  # what a row's name shows
+    list_filter = ["shift__table", "phase", ("shift", ShiftFilter)]
     date_hierarchy = "opened_at"
     readonly_fields = [
         "shift",
@@ -178,9 +186,22 @@ class TailleAdmin(RecordAdmin):
     ]
     fields = readonly_fields
 
+    def read_with_page(self, rows: list[Taille]) -> None:
+        """Each taille's draws done, for the page in one query."""
+        done = dict(
+            PharaoDraw.objects.filter(taille__in=rows)
+            .order_by()
+            .values("taille_id")
+            .annotate(n=Count("pk"))
+            .values_list("taille_id", "n")
+        )
+        for taille in rows:
+            taille.page_draws = done.get(taille.pk, 0)  # type: ignore[attr-defined]
+
     @admin.display(description=gettext_lazy("tirages"))
     def draws_done(self, taille: Taille) -> str:
-        return f"{taille.draws.count()} / {DRAWS}"
+        done = taille.page_draws if hasattr(taille, "page_draws") else taille.draws.count()
+        return f"{done} / {DRAWS}"
 
     @admin.display(description=gettext_lazy("mise minimum – maximum"))
     def limits(self, taille: Taille) -> str:
@@ -368,7 +389,7 @@ def approval_lines(approvals: Any) -> str:
 @admin.register(PharaoStake)
 class PharaoStakeAdmin(RecordAdmin):
     list_display = ["__str__", "taille", "holder", "rank", "sum", "draw", "placed_by"]
-    list_filter = ["taille__shift__table", "rank", "taille"]
+    list_filter = ["taille__shift__table", "rank", ("taille", TailleFilter)]
     readonly_fields = [
         "taille",
         "ref",

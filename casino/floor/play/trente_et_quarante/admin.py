@@ -15,8 +15,8 @@ from django.utils.translation import gettext_lazy
 
 from casino import shown
 from casino.admin_base import IndexedHistoryAdmin, RecordInline
-from casino.floor.admin import movement_lines
-from casino.floor.models import Movement, Shift
+from casino.floor.admin import ShiftFilter, movement_lines
+from casino.floor.models import Movement
 from casino.floor.play.trente_et_quarante.models import Coup, CoupResult, Settlement, Stake
 from casino.floor.play.trente_et_quarante.selectors import coup_movements
 from casino.floor.selectors import row_html
@@ -101,18 +101,6 @@ class SettlementInline(RecordInline):
     @admin.display(description=gettext_lazy("en prison"))
     def held_(self, settlement: Settlement) -> str:
         return shown.money(settlement.held)
-
-
-class ShiftFilter(admin.RelatedFieldListFilter):
-    """The séances to filter by, as the default lists them, each read with its table in one
-    query (the default reads each séance's table on its own: a query per séance of the month)."""
-
-    def field_choices(self, field: Any, request: Any, model_admin: Any) -> list[tuple[Any, str]]:
-        ordering = self.field_admin_ordering(field, request, model_admin)
-        shifts = Shift.objects.select_related("table")
-        if ordering:
-            shifts = shifts.order_by(*ordering)
-        return [(shift.pk, str(shift)) for shift in shifts]
 
 
 class ResultFilter(admin.SimpleListFilter):
