@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
@@ -20,6 +20,7 @@ from casino.admin_base import RecordAdmin, RecordInline
 from casino.floor.models import Table
 from casino.pit.timeline import count_verdict, event_text
 from casino.readable import readable
+from casino.tallies import count_by
 from shoes.models import (
     CardLaid,
     Pack,
@@ -131,13 +132,7 @@ class PackAdmin(RecordAdmin):
             .values_list("pack_id", "shift__table__number")
         )
         tables = dict(opened)
-        laid = dict(
-            CardLaid.objects.filter(pack__in=rows)
-            .order_by()
-            .values("pack_id")
-            .annotate(n=Count("pk"))
-            .values_list("pack_id", "n")
-        )
+        laid = count_by(CardLaid.objects.filter(pack__in=rows), "pack_id")
         for pack in rows:
             pack.page_table = tables.get(pack.pk)  # type: ignore[attr-defined]
             pack.page_cards = laid.get(pack.pk, 0)  # type: ignore[attr-defined]

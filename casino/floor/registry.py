@@ -21,7 +21,6 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any
 
-from django.db.models import Count
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -82,12 +81,6 @@ class GameModule:
         """The rounds of ``shifts`` in the replay format of REPLAY.md, each with the name of its
         file under ``replay/`` in the regulator's export (``casino/reports/export.py``)."""
         return []
-
-
-def counted(rounds: Any, by: str) -> dict[int, int]:
-    """How many of ``rounds`` (a queryset) each séance has, ``by`` naming its séance's id: what a
-    game answers for ``rounds_played``."""
-    return dict(rounds.order_by().values(by).annotate(n=Count("pk")).values_list(by, "n"))
 
 
 def game_module(game: str) -> GameModule:

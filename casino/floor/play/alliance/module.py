@@ -11,7 +11,8 @@ from casino.errors import Conflict
 from casino.floor.play.alliance.models import CercleSeat, Deal, DealPhase
 from casino.floor.play.alliance.seats import seats_end
 from casino.floor.play.alliance.selectors import alliance_records, deal_document, open_deal
-from casino.floor.registry import GameModule, counted
+from casino.floor.registry import GameModule
+from casino.tallies import count_by
 from shoes.errors import IllegalPackState
 
 GAME = "alliance"
@@ -70,7 +71,7 @@ class Alliance(GameModule):
 
     def rounds_played(self, shifts: Any) -> dict[int, int]:
         """The deals played out in each séance."""
-        return counted(Deal.objects.filter(shift__in=shifts, phase=DealPhase.OVER), "shift_id")
+        return count_by(Deal.objects.filter(shift__in=shifts, phase=DealPhase.OVER), "shift_id")
 
     def export_records(self, shifts: Any) -> dict[str, list[dict[str, Any]]]:
         """Seats, deals, calls, contracts, cards played and what each deal settled."""

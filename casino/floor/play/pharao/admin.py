@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import Count
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -34,6 +33,7 @@ from casino.floor.play.pharao.words import mark_word
 from casino.floor.selectors import card_html
 from casino.games.cards import Rank
 from casino.games.pharao import DRAWS, SIMPLE
+from casino.tallies import count_by
 
 OUTCOME_WORDS = {
     "won": gettext_lazy("gagnée"),
@@ -188,13 +188,7 @@ class TailleAdmin(RecordAdmin):
 
     def read_with_page(self, rows: list[Taille]) -> None:
         """Each taille's draws done, for the page in one query."""
-        done = dict(
-            PharaoDraw.objects.filter(taille__in=rows)
-            .order_by()
-            .values("taille_id")
-            .annotate(n=Count("pk"))
-            .values_list("taille_id", "n")
-        )
+        done = count_by(PharaoDraw.objects.filter(taille__in=rows), "taille_id")
         for taille in rows:
             taille.page_draws = done.get(taille.pk, 0)  # type: ignore[attr-defined]
 

@@ -10,7 +10,8 @@ from django.utils.translation import gettext_lazy
 from casino.errors import Conflict
 from casino.floor.play.pharao.models import PharaoDraw, Taille, TaillePhase
 from casino.floor.play.pharao.selectors import pharao_records, taille_document
-from casino.floor.registry import GameModule, counted
+from casino.floor.registry import GameModule
+from casino.tallies import count_by
 from shoes.errors import IllegalPackState
 
 GAME = "pharao"
@@ -41,7 +42,7 @@ class Pharao(GameModule):
 
     def rounds_played(self, shifts: Any) -> dict[int, int]:
         """The draws settled in each séance."""
-        return counted(PharaoDraw.objects.filter(taille__shift__in=shifts), "taille__shift_id")
+        return count_by(PharaoDraw.objects.filter(taille__shift__in=shifts), "taille__shift_id")
 
     def export_records(self, shifts: Any) -> dict[str, list[dict[str, Any]]]:
         """Tailles, draws, stakes, the acts on them, the banker's approvals and the settlements:

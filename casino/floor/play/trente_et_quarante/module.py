@@ -10,7 +10,8 @@ from casino.errors import Conflict
 from casino.floor.play.trente_et_quarante.coups import FINISHED, GAME
 from casino.floor.play.trente_et_quarante.models import Coup, CoupResult
 from casino.floor.play.trente_et_quarante.selectors import prisoners
-from casino.floor.registry import GameModule, counted
+from casino.floor.registry import GameModule
+from casino.tallies import count_by
 from shoes.errors import IllegalPackState
 
 
@@ -55,7 +56,7 @@ class TrenteEtQuarante(GameModule):
         return state
 
     def rounds_played(self, shifts: Any) -> dict[int, int]:
-        return counted(Coup.objects.filter(shift__in=shifts, phase="settled"), "shift_id")
+        return count_by(Coup.objects.filter(shift__in=shifts, phase="settled"), "shift_id")
 
 
 MODULE = TrenteEtQuarante()
