@@ -122,9 +122,16 @@ class RecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return PageChangeList
 
+    def get_object(self, request: HttpRequest, object_id: str, from_field: Any = None) -> Any:
+        record = super().get_object(request, object_id, from_field)
+        if record is not None:
+            self.read_with_page([record])  # alone, a record is its own page
+        return record
+
     def read_with_page(self, rows: list[Any]) -> None:
         """What a page's rows show beyond their columns and ``list_select_related``, read for
-        the page at once and kept on each row (none here)."""
+        the page at once and kept on each row (none here). A record's own page reads it too,
+        as a page of one, so that what it shows is read one way."""
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -138,13 +138,13 @@ class PackAdmin(RecordAdmin):
             pack.page_cards = laid.get(pack.pk, 0)  # type: ignore[attr-defined]
 
     @admin.display(description=gettext_lazy("table"))
-    def table(self, pack: Pack) -> str:  # a column of the list only: read with its page
+    def table(self, pack: Pack) -> str:
         number = pack.page_table  # type: ignore[attr-defined]
         return "–" if number is None else str(number)
 
     @admin.display(description=gettext_lazy("cartes tirées"))
     def cards(self, pack: Pack) -> int:
-        return pack.page_cards if hasattr(pack, "page_cards") else pack.cards_laid.count()
+        return int(pack.page_cards)  # type: ignore[attr-defined]
 
     @admin.display(description=gettext_lazy("recomptage"))
     def reconciled(self, pack: Pack) -> str:

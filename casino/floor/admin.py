@@ -26,7 +26,7 @@ from casino.floor.models import (
     TableChange,
 )
 from casino.floor.registry import game_module, game_part, game_parts
-from casino.floor.selectors import figures_of, shift_figures
+from casino.floor.selectors import figures_of
 from casino.floor.services import balance, rundown, table_configure, table_create
 from casino.people.roles import Role
 from casino.people.services import roles_of
@@ -293,7 +293,7 @@ class ShiftAdmin(LimitsShown, RecordAdmin):
 
     @admin.display(description=gettext_lazy("jeu, mises, gain de la maison, taux"))
     def figures(self, shift: Shift) -> str:
-        f = getattr(shift, "page_figures", None) or shift_figures(shift)
+        f = shift.page_figures  # type: ignore[attr-defined]
         hold = "–" if f.hold is None else f"{number_format(f.hold, 2, use_l10n=True)} %"
         return _(
             "%(rounds)s %(word)s · mises %(drop)s · gain de la maison %(win)s · taux %(hold)s"

@@ -241,6 +241,11 @@ def test_the_packs_list_reads_in_queries_that_do_not_grow_with_the_packs(cast, p
         row = page.split(f">{pack.seal_number}<", 1)[1].split("</tr>", 1)[0]
         assert f'class="field-table">{table}<' in row
         assert f'class="field-cards">{pack.cards_laid.count()}<' in row
+    # Alone on its own page, a pack reads its cards laid as a page of one.
+    pack = Pack.objects.filter(cards_laid__isnull=False).first()
+    alone = client.get(f"/admin/shoes/pack/{pack.pk}/change/").content.decode()
+    cards = alone.split('class="form-row field-cards', 1)[1].split('<div class="readonly">', 1)[1]
+    assert cards.startswith(f"{pack.cards_laid.count()}<")
 
 
 def queries(client: Client, pages: list[str]) -> list[int]:
