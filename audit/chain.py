@@ -22,7 +22,7 @@ from audit.canonical import (
 )
 from audit.models import AuditEvent, ChainHead
 from casino import clock
-from casino.prepared import USING, prepared_cursor
+from casino.round_trips import USING, Sent, hold, send_held
 
 
 class AuditOutsideTransaction(RuntimeError):
@@ -50,6 +50,11 @@ def audit_record(
     Takes the chain's lock until the caller commits: concurrent acts append one after the other,
     so the sequence stays gapless and the chain never forks. Call it last in a service, after the
     checks and writes, to hold that lock as briefly as possible.
+
+    The act reads nothing back, so the append is held (``casino.round_trips``): it goes with the
+    act's next statement or with its COMMIT, in the same round trip, and the chain's lock is then
+    taken just before the commit. The event returned gets its sequence number, link and hash when
+    it is sent (``send_held()`` sends it at once).
     """
     if not connection.in_atomic_block:
         raise AuditOutsideTransaction(f"audit_record({action!r}) called outside a transaction")
@@ -72,11 +77,15 @@ def audit_record(
         "subject_id": subject_id,
         "payload": canonical_json(payload or {}),
     }
-    with prepared_cursor() as cursor:
-        cursor.execute(_APPEND, {"version": VERSION, "genesis": GENESIS_HASH, **given})
-        (row,) = cursor.fetchall()
-    fields = {**given, **dict(zip(_RETURNED, row, strict=True))}
-    return AuditEvent.from_db(USING, _APPENDED, [fields[name] for name in _APPENDED])
+    event = AuditEvent.from_db(
+        USING, _APPENDED, [given.get(name) for name in _APPENDED]
+    )  # what the statement decides is filled in when it is sent
+
+    def appended(sent: Sent) -> None:
+        ((event.seq, event.prev_hash, event.hash),) = sent.rows
+
+    hold(_APPEND, {"version": VERSION, "genesis": GENESIS_HASH, **given}, then=appended)
+    return event
 
 
 @dataclass(frozen=True)
@@ -149,6 +158,7 @@ def _rows(chunk: int = STREAM_CHUNK) -> Iterator[tuple[int, str, str, bytes]]:
     """
     with transaction.atomic():
         connection.ensure_connection()
+        send_held()  # what the caller's transaction appended, before the stream reads the chain
         # psycopg's own cursor: Django's is a client-side cursor, which cannot stream binary rows
         with psycopg.Cursor(connection.connection) as cursor:
             yield from cursor.stream(_CANONICAL_SQL, {"version": VERSION}, binary=True, size=chunk)

@@ -76,7 +76,10 @@ def database_from_url(name: str, url: str) -> dict[str, object]:
             "(expected postgresql://user:password@host:port/database)"
         )
     try:
-        config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+        # casino.backend: Django's, with the writes casino.round_trips holds sent in order.
+        config = dj_database_url.parse(
+            url, engine="casino.backend", conn_max_age=60, conn_health_checks=True
+        )
         _ = parts.port  # raises ValueError on a malformed port
     except ValueError as exc:
         raise ImproperlyConfigured(f"{name}={_redact(url)!r} is malformed: {exc}") from None

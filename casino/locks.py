@@ -6,10 +6,9 @@ which the application's database role does not hold on them (audit/database_role
 
 from __future__ import annotations
 
-from casino.prepared import prepared_cursor
+from casino.round_trips import run
 
 
 def lock_name(name: str) -> None:
     """Wait until no other transaction holds ``name``; held until this transaction ends."""
-    with prepared_cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [name])
+    run("SELECT pg_advisory_xact_lock(hashtext(%s))", [name])

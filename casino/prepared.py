@@ -10,9 +10,10 @@ instances (``select_related`` objects and annotations included), and substitutes
 A ``PreparedTree`` reads an instance and its reverse relations (what ``prefetch_related`` reads)
 with one ``Prepared`` query each.
 
-Those statements, and the few fixed ones the acts send, go through ``prepared_cursor``: PostgreSQL
+Those statements, and the few fixed ones the acts send, go through ``casino.round_trips``: PostgreSQL
 then keeps each statement parsed and planned for the session, where Django's cursor sends the
-values inside the text, so the server parsed and planned every statement of every act again.
+values inside the text, so the server parsed and planned every statement of every act again; and
+a write whose result the act does not read (``PreparedUpdate``) waits to go with the next.
 
 Values are passed as placeholders the queryset is built with: distinct integers or strings no
 real row uses, found again in the compiled parameters. A shape whose parameters do not come out
@@ -21,82 +22,22 @@ exactly once each is refused when it is prepared, so a value can never land in t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import DatabaseError, connections
-from django.db.backends.postgresql.base import ServerBindingCursor
-from django.db.backends.utils import CursorWrapper
 from django.db.models import NOT_PROVIDED, Model, QuerySet
 from django.db.models.query import get_related_populators
 
-USING = "default"  # the hot acts' database
+from casino.round_trips import USING, Sent, hold, run
 
 # Below any id or count the application stores, yet within a 32-bit column's range (Django
 # compiles an out-of-range lookup to an empty result); one per value of the query. A text value's
 # placeholder is a string no key, hash or name holds.
 _PLACEHOLDERS = tuple(-1_987_650_001 - i for i in range(8))
 _TEXT_PLACEHOLDERS = tuple(f"\x1fprepared-value-{i}\x1f" for i in range(8))
-
-
-class _PreparingCursor(ServerBindingCursor):
-    """Django's cursor with the values bound by the server, every statement prepared on its first
-    run (psycopg names it and keeps the name per connection, its 100 most recent)."""
-
-    logged = False  # whether Django logs the statements (DEBUG, a test counting queries)
-    busy = False  # kept by its connection, and its results being read (``prepared_cursor``)
-
-    def execute(self, query: Any, params: Any = None, **_: Any) -> Any:
-        super().execute(query, params, prepare=True)
-        if self.logged and self._query is None:
-            # A prepared run keeps no text of its statement, where Django's log reads it: the
-            # statement as sent, its values as $1, $2...
-            self._query = self._convert_query(query, params)
-        return self
-
-
-@contextmanager
-def prepared_cursor() -> Iterator[CursorWrapper]:
-    """A cursor whose statements PostgreSQL parses and plans once per connection. A coup through
-    the services spent over a third of its time waiting on the server planning the same statements
-    again (issue 17: 82 against 52 ms a coup). Only for fixed statements: the ORM's own stay on
-    Django's cursor, which sends values as literals. Through Django's wrapper, so the statements
-    are logged and counted as the others. Behind a pooler in transaction mode, that pooler must
-    keep prepared statements (PgBouncer 1.21's ``max_prepared_statements``; see README).
-
-    One cursor is kept per connection and used again: nearly every statement of a coup goes
-    through it, and making and closing a cursor for each cost about 30 µs of the process's CPU a
-    statement (issue 17, ninth round). A statement sent while the kept cursor's results are still being
-    read (a nested use) gets a cursor of its own."""
-    connection = connections[USING]
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    kept: CursorWrapper | None = getattr(connection, "_casino_prepared_cursor", None)
-    if kept is not None and kept.cursor.busy:
-        with _new_cursor(connection) as cursor:
-            yield cursor
-        return
-    if (
-        kept is None
-        or kept.cursor.connection is not connection.connection  # Django connected again
-        or kept.cursor.logged != connection.queries_logged
-    ):
-        kept = connection._casino_prepared_cursor = _new_cursor(connection)
-    kept.cursor.busy = True
-    try:
-        yield kept
-    finally:
-        kept.cursor.busy = False
-
-
-def _new_cursor(connection: Any) -> CursorWrapper:
-    preparing = _PreparingCursor(connection.connection)
-    preparing.logged = connection.queries_logged
-    with connection.wrap_database_errors:
-        return connection._prepare_cursor(preparing)  # type: ignore[no-any-return]
 
 
 def quoted_table(model: type[Model]) -> str:
@@ -186,14 +127,8 @@ class Prepared:
         bound = [
             p if slot is None else values[slot] for p, slot in zip(c.params, c.slots, strict=True)
         ]
-        with prepared_cursor() as cursor:
-            cursor.execute(c.sql, bound)
-            if one:
-                row = cursor.fetchone()
-                rows = [] if row is None else [row]
-            else:
-                rows = cursor.fetchall()
-        return c, rows
+        rows = run(c.sql, bound)
+        return c, rows[:1] if one else rows
 
     @staticmethod
     def _instances(c: _Compiled, rows: list[Any]) -> list[Any]:
@@ -301,11 +236,10 @@ class PreparedInsert:
             sql = self._statements[len(instances)] = (
                 f"{self._into} VALUES {', '.join([row] * len(instances))}{self._returning_sql}"
             )
-        with prepared_cursor() as cursor:
-            cursor.execute(sql, params)
-            if self._returning is not None:
-                for instance, (pk,) in zip(instances, cursor.fetchall(), strict=True):
-                    setattr(instance, self._returning.attname, pk)
+        rows = run(sql, params)
+        if self._returning is not None:
+            for instance, (pk,) in zip(instances, rows, strict=True):
+                setattr(instance, self._returning.attname, pk)
         for instance in instances:
             instance._state.adding = False
             instance._state.db = USING
@@ -315,7 +249,9 @@ class PreparedInsert:
 class PreparedUpdate:
     """``PreparedUpdate(Coup, "phase")``, then ``.save(coup)``: what
     ``coup.save(update_fields=["phase"])`` writes, with the UPDATE written once. Each value is
-    prepared as ``save()`` prepares it; like ``PreparedInsert``, no signal is sent."""
+    prepared as ``save()`` prepares it; like ``PreparedInsert``, no signal is sent. The act reads
+    nothing back, so the UPDATE is held (``casino.round_trips``): it goes with the act's next
+    statement, or just before its COMMIT, and a row not there fails the act."""
 
     def __init__(self, model: type[Model], *names: str) -> None:
         meta = model._meta
@@ -331,9 +267,14 @@ class PreparedUpdate:
     def save(self, instance: Any) -> None:
         connection = connections[USING]
         params = [f.get_db_prep_save(f.pre_save(instance, False), connection) for f in self._fields]
-        with prepared_cursor() as cursor:
-            cursor.execute(
-                self._sql, [*params, self._pk.get_db_prep_value(instance.pk, connection)]
-            )
-            if cursor.rowcount != 1:  # as save(update_fields=...) says of a row not there
-                raise DatabaseError("Save with update_fields did not affect any rows.")
+        hold(
+            self._sql,
+            [*params, self._pk.get_db_prep_value(instance.pk, connection)],
+            then=_one_row_updated,
+            checks=True,
+        )
+
+
+def _one_row_updated(sent: Sent) -> None:
+    if sent.count != 1:  # as save(update_fields=...) says of a row not there
+        raise DatabaseError("Save with update_fields did not affect any rows.")

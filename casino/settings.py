@@ -66,8 +66,8 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 # database host that does not answer would hang a web worker for the OS's TCP timeout.
 DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", 2, minimum=2)
 # psycopg prepares no statement while this is None (Django's default). The ORM's cursor binds values
-# on the client and never prepares; only casino.prepared.prepared_cursor prepares, at once, so the
-# count itself is never reached.
+# on the client and never prepares; only casino.round_trips prepares (the hot acts' statements,
+# under names of its own), so the count itself is never reached.
 for _alias in DATABASES.values():
     _alias.setdefault("OPTIONS", {}).update(
         connect_timeout=DATABASE_CONNECT_TIMEOUT, prepare_threshold=1_000_000

@@ -30,7 +30,8 @@ from casino.games.errors import IllegalCard
 from casino.i18n import either, game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
-from casino.prepared import USING, Prepared, PreparedInsert, prepared_cursor
+from casino.prepared import Prepared, PreparedInsert
+from casino.round_trips import USING, run
 from shoes.errors import (
     CardRefused,
     CountInvalid,
@@ -718,21 +719,19 @@ def card_lay(
     with transaction.atomic(savepoint=False):
         # The pack locked, its figures read and the card written in one round trip, where they
         # were three statements for every card of every game (issue 17, tenth round).
-        with prepared_cursor() as cursor:
-            cursor.execute(
-                "SELECT * FROM shoes_lay_card(%s, %s, %s, %s, %s, %s, %s, %s)",
-                [
-                    pack_id,
-                    code,
-                    taille,
-                    Jsonb({kind: composition_of(kind)[laying] for kind in PackKind}),
-                    at,
-                    actor.pk,
-                    shift.pk,
-                    coup_id,
-                ],
-            )
-            _pack_state, laid_id, seq, already, coup_cards = cursor.fetchone()
+        ((_pack_state, laid_id, seq, already, coup_cards),) = run(
+            "SELECT * FROM shoes_lay_card(%s, %s, %s, %s, %s, %s, %s, %s)",
+            [
+                pack_id,
+                code,
+                taille,
+                Jsonb({kind: composition_of(kind)[laying] for kind in PackKind}),
+                at,
+                actor.pk,
+                shift.pk,
+                coup_id,
+            ],
+        )
         if laid_id is not None:
             laid = CardLaid(
                 pk=laid_id,
@@ -1046,14 +1045,13 @@ def cards_left(pack: Pack) -> tuple[int, list[str]]:
     # Asked at every settlement (is the taille over?): one fixed statement, the taille and the
     # cards out of it counted by the database, where the ORM built and compiled a count and a
     # list of every card laid (issue 17's profile).
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            "SELECT card, count(*) FROM shoes_cardlaid WHERE pack_id = %s AND taille = "
-            "(SELECT count(*) FROM shoes_packevent WHERE pack_id = %s AND kind = %s) "
-            "GROUP BY card",
-            [pack.pk, pack.pk, PackEvent.Kind.CUT.value],
-        )
-        left.subtract(dict(cursor.fetchall()))
+    rows = run(
+        "SELECT card, count(*) FROM shoes_cardlaid WHERE pack_id = %s AND taille = "
+        "(SELECT count(*) FROM shoes_packevent WHERE pack_id = %s AND kind = %s) "
+        "GROUP BY card",
+        [pack.pk, pack.pk, PackEvent.Kind.CUT.value],
+    )
+    left.subtract(dict(rows))
     codes = [code for code, n in left.items() for _ in range(max(n, 0))]
     return len(codes), codes
 

@@ -2,7 +2,7 @@
 as do a prepared tree (a row and its reverse relations), a prepared INSERT (of one row or many)
 and a prepared UPDATE; an answer's serializer works its fields out once, and one kept serializer
 writes every answer; ``round_locked``, the table acts' one prepared statement (the round
-locked, the actor's duty); and ``prepared_cursor``, whose statements the server prepares once."""
+locked, the actor's duty). How their statements reach the server: tests/test_round_trips.py."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from django.test.utils import CaptureQueriesContext, isolate_apps
 from audit.models import Anomaly, AuditEvent
 from casino.floor.models import Coup, CoupResult, Duty, DutyEnd, Movement
 from casino.floor.services import NotOnDuty, duty_end, round_locked
-from casino.prepared import Prepared, PreparedInsert, prepared_cursor
+from casino.prepared import Prepared, PreparedInsert
+from casino.round_trips import send_held
 from shoes.models import CardLaid
 from tests.conftest import lay_in_coups
 
@@ -290,7 +291,7 @@ def test_an_insert_writes_the_row_and_gives_the_instance_create_gives(cast, coup
 
 
 def test_an_insert_refuses_an_unknown_field_and_a_duplicate_writes_nothing(cast, coup):
-    from django.db import IntegrityError, transaction
+    from django.db import IntegrityError
 
     from casino.api.models import IdempotentRequest
 
@@ -343,6 +344,8 @@ def test_an_update_writes_what_save_with_update_fields_writes_and_nothing_else(c
     changed.phase, changed.number = CoupPhase.CLOSED, 999  # only the phase is written
     with CaptureQueriesContext(connection) as sent:
         PreparedUpdate(Coup, "phase").save(changed)
+        assert sent.captured_queries == []  # held: it goes with the act's next statement
+        send_held()
     assert len(sent.captured_queries) == 1
     after = Coup.objects.get(pk=opened.pk)
     assert after.phase == CoupPhase.CLOSED
@@ -350,6 +353,7 @@ def test_an_update_writes_what_save_with_update_fields_writes_and_nothing_else(c
     changed.pk = Coup.objects.order_by("-pk").values_list("pk", flat=True).first() + 1
     with pytest.raises(DatabaseError, match="did not affect any rows"):
         PreparedUpdate(Coup, "phase").save(changed)
+        send_held()
 
 
 # --- FieldsOnce ----------------------------------------------------------------------------------
@@ -416,92 +420,3 @@ def test_an_insert_refuses_a_model_some_of_whose_columns_the_database_writes():
 
     with pytest.raises(ValueError, match=r"the database writes \['at'\]"):
         PreparedInsert(Stamped)
-
-
-# --- prepared_cursor -----------------------------------------------------------------------------
-
-
-def prepared_here(text: str) -> list[tuple[int, int]]:
-    """The session's prepared statements whose text holds ``text``: their plans run so far
-    (generic, custom), as PostgreSQL counts them."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
-            "WHERE strpos(statement, %s) > 0",
-            [text],
-        )
-        return cursor.fetchall()
-
-
-def test_a_statement_is_prepared_once_by_the_server_and_run_again_with_new_values(cast, coup):
-    marker = "prepared-cursor-test"  # a statement no other code sends
-    sql = f'SELECT %s::bigint + 1 AS "{marker}"'
-    with prepared_cursor() as cursor:
-        for value in (1, 2, 3):
-            cursor.execute(sql, [value])
-            assert cursor.fetchone() == (value + 1,)  # each run with its own value
-    ((generic, custom),) = prepared_here(marker)  # one statement in the session, not three
-    assert generic + custom == 3
-    assert prepared_here("no statement holds this text") == []
-
-
-def test_the_acts_statements_are_prepared(cast, coup):
-    """A card laid: its coup's lock, its cards and the audit event go through prepared
-    statements (the test's fixture laid eleven already)."""
-    assert prepared_here('FOR UPDATE OF "floor_coup"') != []
-    assert prepared_here("SELECT card FROM shoes_cardlaid WHERE coup_id = $1") != []
-    assert prepared_here("INSERT INTO audit_auditevent") != []
-
-
-def test_a_statement_prepared_in_a_transaction_rolled_back_runs_again(cast, coup):
-    sql = 'SELECT count(*) AS "rolled-back-test" FROM floor_coup WHERE id = %s'
-    with pytest.raises(ZeroDivisionError), transaction.atomic():
-        with prepared_cursor() as cursor:
-            cursor.execute(sql, [coup.pk])
-        1 / 0  # noqa: B018 (the transaction fails after the statement was prepared)
-    with prepared_cursor() as cursor:
-        cursor.execute(sql, [coup.pk])
-        assert cursor.fetchone() == (1,)
-
-
-def test_a_prepared_statement_is_logged_and_counted_as_the_orms_are(cast, coup):
-    with CaptureQueriesContext(connection) as queries:
-        for _ in range(2):  # prepared, then run by its name
-            with prepared_cursor() as cursor:
-                cursor.execute("SELECT id FROM floor_coup WHERE id = %s", [coup.pk])
-    assert [q["sql"] for q in queries.captured_queries] == [
-        "SELECT id FROM floor_coup WHERE id = $1"
-    ] * 2
-
-
-def test_one_cursor_is_kept_per_connection_and_a_nested_use_gets_its_own(cast, coup):
-    with prepared_cursor() as first:
-        first.execute("SELECT id FROM floor_coup WHERE id = %s", [coup.pk])
-        with prepared_cursor() as nested:  # the first's results are not read yet
-            assert nested is not first
-            nested.execute("SELECT %s::int", [7])
-            assert nested.fetchone() == (7,)
-        assert first.fetchone() == (coup.pk,)  # left as they were
-    with prepared_cursor() as again:
-        assert again is first  # kept, not made again
-
-
-def test_statements_logged_go_through_a_cursor_that_logs_them(cast, coup):
-    with prepared_cursor() as before:
-        pass
-    with CaptureQueriesContext(connection) as queries, prepared_cursor() as logged:
-        assert logged is not before
-        logged.execute("SELECT %s::int", [1])
-        assert logged.fetchone() == (1,)
-    assert [q["sql"] for q in queries.captured_queries] == ["SELECT $1::int"]
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_new_connection_gets_a_cursor_of_its_own():
-    with prepared_cursor() as before:
-        before.execute("SELECT %s::int", [1])
-    connection.close()
-    with prepared_cursor() as after:
-        assert after is not before
-        after.execute("SELECT %s::int", [2])
-        assert after.fetchone() == (2,)

@@ -25,7 +25,7 @@ from casino.api.errors import error_body
 from casino.api.models import IdempotentRequest
 from casino.errors import Conflict, DomainError
 from casino.files import sha256_of
-from casino.prepared import prepared_cursor
+from casino.round_trips import hold, run
 
 HEADER = "Idempotency-Key"
 
@@ -63,26 +63,24 @@ def _claim(user_id: int, key: str, fingerprint: str) -> int | None:
     ``ON CONFLICT DO NOTHING`` waits and decides as a savepoint around a plain INSERT did, in one
     round trip where that took three (issue 17)."""
     table = IdempotentRequest._meta.db_table
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (user_id, key, fingerprint, status, body, created_at) "
-            "VALUES (%s, %s, %s, 0, '{}', %s) ON CONFLICT (user_id, key) DO NOTHING RETURNING id",
-            [user_id, key, fingerprint, clock.now()],
-        )
-        row = cursor.fetchone()
-    return None if row is None else int(row[0])
+    rows = run(
+        f"INSERT INTO {table} (user_id, key, fingerprint, status, body, created_at) "
+        "VALUES (%s, %s, %s, 0, '{}', %s) ON CONFLICT (user_id, key) DO NOTHING RETURNING id",
+        [user_id, key, fingerprint, clock.now()],
+    )
+    return int(rows[0][0]) if rows else None
 
 
 def _keep_answer(pk: int, status: int, body: bytes) -> None:
     """The answer written into the request's row. Every write ends here: one fixed statement
     with the JSON as rendered, where the ORM compiled an UPDATE and the JSON was parsed back to
-    be written out again (issue 17's profile)."""
+    be written out again (issue 17's profile). Nothing is read back: held, it goes with the
+    request's COMMIT (casino/round_trips.py)."""
     table = IdempotentRequest._meta.db_table
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} SET status = %s, body = %s::jsonb WHERE id = %s",
-            [status, body.decode(), pk],
-        )
+    hold(
+        f"UPDATE {table} SET status = %s, body = %s::jsonb WHERE id = %s",
+        [status, body.decode(), pk],
+    )
 
 
 def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:

@@ -15,6 +15,7 @@ from django.db import transaction
 from audit.chain import audit_record
 from casino.reports import export
 from casino.reports.export import _events_jsonl, _EventsAhead, events_of, export_zip
+from casino.round_trips import send_held
 from tests.apart import apart
 from tests.reports.test_shift_report import closed_seance, rendered
 from tests.test_json_text import AWKWARD
@@ -42,6 +43,7 @@ def test_inside_a_transaction_the_events_are_read_in_it(cast):
     # Another connection would not see what the caller's transaction wrote and has not committed.
     with transaction.atomic():
         event = audit_record(actor=cast.chef, action="test.uncommitted", payload={})
+        send_held()  # appended now, not with the commit: its place in the chain is known
         events_range = SimpleNamespace(chain_from=event.seq, chain_to=event.seq)
         lines = b"".join(events_of(events_range))  # type: ignore[arg-type]
     assert json.loads(lines)["action"] == "test.uncommitted"

@@ -45,7 +45,8 @@ from casino.games.cards import Card, card
 from casino.games.errors import AllianceFault, ForeignCard, GameError, IllegalCard
 from casino.i18n import game_message
 from casino.people.services import require_role
-from casino.prepared import PreparedInsert, prepared_cursor, quoted_table
+from casino.prepared import PreparedInsert, quoted_table
+from casino.round_trips import run
 from shoes.errors import NotACard
 from shoes.models import CardLaid, PackState
 from shoes.services import (
@@ -150,11 +151,7 @@ ORDER BY 1, 2
 def deal_records(deal: Deal) -> tuple[list[str], list[str], dict[str, Any] | None, list[str]]:
     """The deal's cards in the order dealt, its calls, its contract (None before it is
     declared) and the cards played in order: what ``deal_of`` replays."""
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            _RECORDS, {"pack": deal.pack_id, "pack_taille": deal.pack_taille, "deal": deal.pk}
-        )
-        rows = cursor.fetchall()
+    rows = run(_RECORDS, {"pack": deal.pack_id, "pack_taille": deal.pack_taille, "deal": deal.pk})
     found: tuple[list[str], list[str], list[str], list[str]] = ([], [], [], [])
     for what, _order, value in rows:
         found[what].append(value)

@@ -57,7 +57,8 @@ from casino.games.reglement import Reglement
 from casino.i18n import game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
-from casino.prepared import Prepared, PreparedInsert, prepared_cursor, quoted_table
+from casino.prepared import Prepared, PreparedInsert, quoted_table
+from casino.round_trips import run
 from shoes.errors import CardRefused, NotACard
 from shoes.models import CardLaid, PackState
 from shoes.services import (
@@ -218,12 +219,9 @@ def taille_records(
     stakes: dict[int, list[engine.Stake]] = defaultdict(list)
     acts: dict[int, list[engine.Action]] = defaultdict(list)
     cards: list[str] = []
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            _RECORDS,
-            {"taille": taille.pk, "pack": taille.pack_id, "pack_taille": taille.pack_taille},
-        )
-        rows = cursor.fetchall()
+    rows = run(
+        _RECORDS, {"taille": taille.pk, "pack": taille.pack_id, "pack_taille": taille.pack_taille}
+    )
     for what, _order, stake, word, amount, draw, approved_by in rows:
         if what == 0:
             stakes[draw].append(engine.Stake(str(stake), rank_of(word), amount))

@@ -66,7 +66,8 @@ from casino.games.trente_et_quarante import Stake as EngineStake
 from casino.i18n import game_message
 from casino.people.roles import Role
 from casino.people.services import require_role
-from casino.prepared import Prepared, PreparedInsert, PreparedUpdate, prepared_cursor
+from casino.prepared import Prepared, PreparedInsert, PreparedUpdate
+from casino.round_trips import run
 from shoes.errors import CardRefused
 from shoes.models import CardLaid, PackEvent, PackState
 from shoes.services import card_lay, cards_left, packs_at, taille_ends
@@ -427,12 +428,10 @@ def deal_of(coup: Coup, rules: Reglement) -> CoupDeal:
     # Every settlement replays the coup's cards: one fixed statement, where the ORM built and
     # compiled the same values query for each (issue 17's profile). A card reads them with the
     # card (``card_lay``'s ``coup_cards``).
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            f"SELECT card FROM {CardLaid._meta.db_table} WHERE coup_id = %s ORDER BY seq",
-            [coup.pk],
-        )
-        return _replayed(rules, [code for (code,) in cursor.fetchall()])
+    rows = run(
+        f"SELECT card FROM {CardLaid._meta.db_table} WHERE coup_id = %s ORDER BY seq", [coup.pk]
+    )
+    return _replayed(rules, [code for (code,) in rows])
 
 
 def _replayed(rules: Reglement, codes: list[str]) -> CoupDeal:
