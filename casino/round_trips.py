@@ -10,6 +10,8 @@ retry) waits for its own answer too: a Trente-et-Quarante coup was 159 round tri
   with it, as does whatever is held;
 - ``hold`` keeps a write back: it goes with the next statement, whoever sends it (the ORM's
   included: ``casino.backend``), or with the COMMIT, in the same round trip; a rollback drops it;
+- a savepoint's SAVEPOINT is held as a write is, and its RELEASE goes with what is held
+  (``casino.backend``): an act nested in a request's transaction costs no round trip for it;
 - each statement is prepared by the server once per connection, where it was parsed and planned
   at every act before (``casino.prepared``).
 
@@ -62,6 +64,7 @@ class _Held:
     params: Sequence[Any] | Mapping[str, Any]
     then: Callable[[Sent], None] | None  # given what the statement gave, once it is sent
     checks: bool = False  # ``then`` may refuse it: the COMMIT must wait for that
+    prepared: bool = True  # False: a command sent as its text (a savepoint's, named anew each time)
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,7 @@ class _Wire:
 
     connection: psycopg.Connection[Any]
     transformer: Transformer
+    cursor: psycopg.Cursor[Any]  # for the execute wrappers' context; nothing is sent through it
     names: dict[tuple[bytes, tuple[int, ...]], bytes] = field(default_factory=dict)
     held: list[_Held] = field(default_factory=list)
     made: int = 0  # statements prepared on it: each its own name, never given again
@@ -116,7 +120,8 @@ class _Wire:
 def _wire(db: BaseDatabaseWrapper) -> _Wire:
     wire: _Wire | None = getattr(db, "_casino_wire", None)
     if wire is None or wire.connection is not db.connection:  # Django connected again
-        wire = db._casino_wire = _Wire(db.connection, Transformer(db.connection))
+        connection = db.connection
+        wire = db._casino_wire = _Wire(connection, Transformer(connection), connection.cursor())
     return wire
 
 
@@ -175,6 +180,52 @@ def drop_held(db: BaseDatabaseWrapper) -> None:
         wire.held.clear()
 
 
+def hold_command(db: BaseDatabaseWrapper, sql: str) -> None:
+    """A command with no values and no answer (a savepoint's SAVEPOINT), held like a write but
+    sent as its text, never prepared: its name is new each time."""
+    db.ensure_connection()
+    _wire(db).held.append(_Held(sql, (), None, prepared=False))
+
+
+def run_command(db: BaseDatabaseWrapper, sql: str) -> None:
+    """A command sent now as its text, with what is held before it (a savepoint's RELEASE or
+    ROLLBACK TO)."""
+    db.ensure_connection()
+    wire = _wire(db)
+    held, wire.held = wire.held, []
+    _through_wrappers(db, wire, [*held, _Held(sql, (), None, prepared=False)])
+
+
+def _held_at(db: BaseDatabaseWrapper, sql: str) -> tuple[_Wire, int] | None:
+    wire: _Wire | None = getattr(db, "_casino_wire", None)
+    if wire is None or wire.connection is not db.connection:
+        return None
+    for position, statement in enumerate(wire.held):
+        if not statement.prepared and statement.sql == sql:
+            return wire, position
+    return None
+
+
+def unhold_command(db: BaseDatabaseWrapper, sql: str) -> bool:
+    """Take back the held command ``sql`` alone (a SAVEPOINT released before anything was sent
+    inside it: what it holds is the transaction's); False if it has been sent."""
+    found = _held_at(db, sql)
+    if found is not None:
+        wire, position = found
+        del wire.held[position]
+    return found is not None
+
+
+def drop_held_after(db: BaseDatabaseWrapper, sql: str) -> bool:
+    """Forget what is held after the held command ``sql`` (a SAVEPOINT rolled back before
+    anything was sent inside it), the command kept; False if it has been sent."""
+    found = _held_at(db, sql)
+    if found is not None:
+        wire, position = found
+        del wire.held[position + 1 :]
+    return found is not None
+
+
 def commit_held(db: BaseDatabaseWrapper) -> bool:
     """The held writes and the COMMIT in one round trip, when something is held (``casino.backend``
     calls this for Django's commit); False when nothing is, for the plain COMMIT. Not through the
@@ -193,18 +244,24 @@ def commit_held(db: BaseDatabaseWrapper) -> bool:
 
 def _through_wrappers(db: BaseDatabaseWrapper, wire: _Wire, statements: list[_Held]) -> list[Sent]:
     """A round trip as Django's cursor runs a statement: the execute wrappers around it (the
-    refusals' translation, a request's timing), the connection's state checked first."""
+    refusals' translation, a request's timing), the connection's state checked first. A wrapper
+    sees the statements and what they raise; it does not rewrite them (pgtrigger.ignore's would
+    switch a trigger off, which the house refuses anyway: audit/database_role.py)."""
     db.validate_thread_sharing()
     db.validate_no_broken_transaction()
+    sent: list[Sent] = []
 
-    def execute(sql: str, params: Any, many: bool, context: dict[str, Any]) -> list[Sent]:
-        return _send(db, wire, statements)
+    def execute(sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
+        sent.extend(_send(db, wire, statements))
+        return context["cursor"]  # what Django's cursor gives its wrappers: a cursor
 
-    executor: Callable[..., list[Sent]] = execute
+    executor: Callable[..., Any] = execute
     for wrapper in reversed(db.execute_wrappers):  # as Django's CursorWrapper chains them
         executor = functools.partial(wrapper, executor)
     sql = ";\n".join(s.sql for s in statements)
-    return executor(sql, [s.params for s in statements], False, {"connection": db, "cursor": None})
+    context = {"connection": db, "cursor": wire.cursor}
+    executor(sql, [s.params for s in statements], False, context)
+    return sent
 
 
 def _begin(connection: psycopg.Connection[Any]) -> bytes:
@@ -247,6 +304,10 @@ def _send(
                 pgconn.send_query_params(_begin(connection), None)
                 commands.append(_BEGIN)
             for index, statement in enumerate(statements):
+                if not statement.prepared:
+                    pgconn.send_query_params(statement.sql.encode(), None)
+                    commands.append(index)
+                    continue
                 query = _query(statement.sql)
                 params = statement.params
                 if query.names is not None:
@@ -310,7 +371,8 @@ def _log(db: BaseDatabaseWrapper, statements: list[_Held], seconds: float, *, co
     ``debug_transaction`` logs it."""
     if not db.queries_logged:
         return
-    texts = [_query(s.sql).text.decode() for s in statements] + (["COMMIT"] if commit else [])
+    texts = [_query(s.sql).text.decode() if s.prepared else s.sql for s in statements]
+    texts += ["COMMIT"] if commit else []
     for position, text in enumerate(texts):
         spent = seconds if position == len(texts) - 1 else 0.0
         db.queries_log.append({"sql": text, "time": f"{spent:.3f}"})

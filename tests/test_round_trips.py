@@ -171,6 +171,41 @@ def test_a_savepoint_rolled_back_drops_what_was_held_in_it_and_keeps_what_came_b
 
 
 @commits
+def test_a_savepoint_goes_with_its_first_statement_its_release_with_its_last_write(
+    scratch, monkeypatch
+):
+    """An act inside a request's transaction (the API's) costs no round trip for its savepoint."""
+    with round_trips_counted(monkeypatch) as trips, transaction.atomic():
+        run("SELECT 1")
+        with transaction.atomic():  # SAVEPOINT: held
+            run("SELECT 2")  # sent with it
+            hold(*insert(1))  # sent with the RELEASE
+        hold(*insert(2))  # sent with the COMMIT
+    assert trips == {
+        "BEGIN + statements": 1,
+        "statements": 2,  # SAVEPOINT and SELECT 2; INSERT 1 and RELEASE
+        "statements + COMMIT": 1,
+    }
+    assert written() == [1, 2]
+
+
+@commits
+def test_a_savepoint_nothing_was_sent_in_never_reaches_the_server(scratch, monkeypatch):
+    logged = CaptureQueriesContext(django_connection)
+    with round_trips_counted(monkeypatch) as trips, logged, transaction.atomic():
+        run("SELECT 1")
+        with pytest.raises(ZeroDivisionError), transaction.atomic():
+            hold(*insert(1))
+            1 / 0  # noqa: B018 (rolled back: the SAVEPOINT and the INSERT are dropped)
+        with transaction.atomic():
+            hold(*insert(2))  # released: the INSERT sent at the block's end, as every block's
+        hold(*insert(3))
+    assert trips == {"BEGIN + statements": 1, "statements": 1, "statements + COMMIT": 1}
+    assert not [q for q in logged.captured_queries if "SAVEPOINT" in q["sql"]]
+    assert written() == [2, 3]
+
+
+@commits
 def test_a_held_write_that_fails_fails_the_act_and_nothing_of_it_is_committed(scratch):
     hooks: list[str] = []
     with pytest.raises(DataError, match="division by zero"), transaction.atomic():
@@ -218,6 +253,27 @@ def test_a_refusal_of_the_database_is_translated_for_a_statement_sent_here(cast,
 
 
 # --- how the statements go -------------------------------------------------------------------
+
+
+def test_an_execute_wrapper_sees_each_round_trip_and_what_it_raises(db):
+    seen: list[tuple[str, bool]] = []
+
+    def wrapper(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            seen.append((sql, context["cursor"] is not None))
+
+    with django_connection.execute_wrapper(wrapper), transaction.atomic():
+        run("SELECT %s::int", [1])
+        with pytest.raises(DataError), transaction.atomic():
+            run("SELECT 1 / %s", [0])
+    # The test's own transaction makes savepoints: they go in the same round trips.
+    assert [sql.split(";\n")[-1] for sql, _ in seen if "SELECT" in sql] == [
+        "SELECT %s::int",
+        "SELECT 1 / %s",
+    ]
+    assert all(cursor for _, cursor in seen)
 
 
 @commits
