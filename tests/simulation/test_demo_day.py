@@ -122,6 +122,26 @@ def local(moment: dt.datetime) -> dt.datetime:
     return timezone.localtime(moment)
 
 
+@pytest.mark.parametrize(
+    ("now_in_paris", "yesterday"),
+    [
+        ("2026-12-02 14:00", "2026-12-01"),
+        ("2026-12-02 07:30", "2026-12-01"),
+        # In the small hours the day before is still under way: the one before it is yesterday,
+        # or its play would run into the present (these tests failed when run at 00:30).
+        ("2026-12-02 00:30", "2026-11-30"),
+        ("2026-12-02 06:59", "2026-11-30"),
+    ],
+)
+def test_yesterday_is_the_gaming_day_before_the_one_under_way(monkeypatch, now_in_paris, yesterday):
+    house = timezone.get_current_timezone()  # the settings' Europe/Paris
+    now = dt.datetime.fromisoformat(now_in_paris).replace(tzinfo=house)
+    monkeypatch.setattr("casino.clock.wall", lambda: now.astimezone(dt.UTC))
+    assert local(yesterday_at(9)) == dt.datetime.fromisoformat(f"{yesterday} 09:00").replace(
+        tzinfo=house
+    )
+
+
 def test_every_stamp_lies_inside_the_day_and_the_real_clocks_acts_come_after(the_day):
     start, until, found = the_day
     assert {"audit.auditevent.at", "floor.coup.opened_at", "shoes.cardlaid.at"} <= set(found)
