@@ -141,3 +141,48 @@ def test_a_taille_played_by_keyboard_with_a_paroli_a_false_one_and_an_approval(c
     ]
     anomaly = Anomaly.objects.get(detector="false_paroli")
     assert (anomaly.evidence["stake"], anomaly.involved) == (stakes[1].pk, [cast.croupier.pk])
+
+
+def test_an_amount_typed_in_a_stakes_acts_survives_the_polls_swap(cast, pages, posted):
+    """The croupier has typed an amount and his pointer is on the button (the keyboard has left
+    the field, so the poll no longer waits) when another person's act changes the panel: the
+    poll's swap puts back what he typed, and his click sends it."""
+    from casino.floor.play.pharao.tailles import pharao_stake_place, taille_lay_card, taille_open
+    from tests.floor.pharao_world import A_TAILLE
+
+    seance = open_seance(cast, pharao_table(cast))
+    single_pack_in_play(cast, seance)
+    taille = taille_open(actor=cast.tailleur, shift_id=seance.pk, bottom_card=A_TAILLE[-1])
+    pharao_stake_place(
+        actor=cast.croupier, taille_id=taille.pk, ref="a", holder="1", rank="5", amount=2000
+    )
+    for code in A_TAILLE[:2]:  # draw 1: neither card a 5, the stake stands
+        taille_lay_card(actor=cast.tailleur, taille_id=taille.pk, code=code)
+
+    croupier = pages(cast.croupier)
+    croupier.goto(PAGE)
+    stake_on(croupier, "5").locator("summary").first.click()
+    amount = stake_on(croupier, "5").locator(".stake-acts input[name=amount]")
+    amount.fill("5")
+    stake_on(croupier, "5").locator("button.reduce").focus()  # as a press on it moves the keyboard
+
+    chef = pages(cast.chef)
+    chef.goto(PAGE)
+    approve = stake_on(chef, "5").locator(".approve")
+    approve.locator("summary").click()
+    approve.locator("select[name=act]").select_option("reduce")
+    approve.locator("input[name=amount]").fill("5")
+    approve.locator("button[type=submit]").click()
+    expect(said(chef)).to_contain_text("Approuvé par le banquier : réduction de 5,00")
+
+    expect(stake_on(croupier, "5").locator(".approval")).to_contain_text("approuvé par")  # polled
+    expect(amount).to_have_value("5")
+    stake_on(croupier, "5").locator("button.reduce").click()
+    expect(said(croupier)).to_contain_text("Mise place 1, 5 réduite de 5,00")
+    act = PharaoStakeAct.objects.get()
+    assert (act.act, act.amount, act.by, act.approval.approved_by) == (
+        "reduce",
+        500,
+        cast.croupier,
+        cast.chef,
+    )

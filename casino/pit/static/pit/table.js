@@ -155,6 +155,34 @@
     });
   });
 
+  /* What a person typed in a field marked ``data-keep-through-poll`` (a stake's amount) is put
+     back after the poll's swap. The poll waits while he types, but not once his pointer is on the
+     button (a press moves the keyboard off the field): a swap landing between the press and the
+     click emptied the field, and his click sent nothing (a croupier's reduction was refused:
+     "'' n'est pas un montant"). After his own act the panel is that act's answer. */
+  var typedBeforePoll = {};
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.target !== panel()) { return; }
+    typedBeforePoll = {};
+    var config = event.detail.requestConfig;
+    if (!config || config.elt !== panel()) { return; }  // not the poll's
+    panel().querySelectorAll("[data-keep-through-poll][id]").forEach(function (input) {
+      if (input.value) { typedBeforePoll[input.id] = input.value; }
+    });
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (event.detail.target !== panel()) { return; }
+    Object.keys(typedBeforePoll).forEach(function (id) {
+      var input = document.getElementById(id);
+      if (input && input.hasAttribute("data-keep-through-poll") && !input.value) {
+        input.value = typedBeforePoll[id];
+      }
+    });
+    typedBeforePoll = {};
+  });
+
   /* A refusal that names the field at fault (its ``where``, as the API says it): the panel's
      field of that name is marked, and the keyboard goes there (``nextAct``). */
   document.addEventListener("htmx:afterSettle", function (event) {
