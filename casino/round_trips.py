@@ -282,6 +282,55 @@ def _begin(connection: psycopg.Connection[Any]) -> bytes:
 _BEGIN, _COMMIT, _PREPARE = -1, -2, -3
 
 
+@dataclass(frozen=True)
+class _Command:
+    kind: int  # _BEGIN, _COMMIT, _PREPARE, or the index of the statement it runs
+    send: Callable[[], None]  # queues it on the connection, in pipeline mode
+    prepares: tuple[tuple[bytes, tuple[int, ...]], bytes] | None = None  # a statement's key, name
+
+
+def _commands(wire: _Wire, statements: list[_Held], *, commit: bool) -> list[_Command]:
+    """What the round trip sends, its values dumped: anything a value can raise is raised here,
+    before the first command is queued."""
+    connection, tx = wire.connection, wire.transformer
+    pgconn = connection.pgconn
+    commands: list[_Command] = []
+    if not connection.autocommit and pgconn.transaction_status == _IDLE:
+        commands.append(
+            _Command(_BEGIN, functools.partial(pgconn.send_query_params, _begin(connection), None))
+        )
+    preparing: dict[tuple[bytes, tuple[int, ...]], bytes] = {}  # this round trip's new names
+    for index, statement in enumerate(statements):
+        if not statement.prepared:
+            text = statement.sql.encode()
+            commands.append(
+                _Command(index, functools.partial(pgconn.send_query_params, text, None))
+            )
+            continue
+        query = _query(statement.sql)
+        params = statement.params
+        if query.names is not None:
+            params = [params[name] for name in query.names]  # type: ignore[call-overload]
+        values = tx.dump_sequence(params, [PyFormat.AUTO] * len(params))
+        types = tuple(tx.types) if params else ()
+        formats = list(tx.formats) if params else None
+        key = (query.text, types)
+        name = wire.names.get(key) or preparing.get(key)
+        if name is None:
+            name = preparing[key] = wire.new_name()
+            prepare = functools.partial(
+                pgconn.send_prepare, name, query.text, param_types=types or None
+            )
+            commands.append(_Command(_PREPARE, prepare, prepares=(key, name)))
+        run = functools.partial(pgconn.send_query_prepared, name, values, param_formats=formats)
+        commands.append(_Command(index, run))
+    if commit:
+        commands.append(
+            _Command(_COMMIT, functools.partial(pgconn.send_query_params, b"COMMIT", None))
+        )
+    return commands
+
+
 def _send(
     db: BaseDatabaseWrapper, wire: _Wire, statements: list[_Held], *, commit: bool = False
 ) -> list[Sent]:
@@ -290,60 +339,33 @@ def _send(
     connection, tx = wire.connection, wire.transformer
     pgconn = connection.pgconn
     started = time.monotonic()
-    commands: list[int] = []
-    # The statements this round trip prepares: their names by key, and each prepare's command.
-    preparing: dict[tuple[bytes, tuple[int, ...]], bytes] = {}
-    prepares: dict[int, tuple[bytes, tuple[int, ...]]] = {}
-    results: list[pq.abc.PGresult] = []
     with db.wrap_database_errors, connection.lock:
         if pgconn.pipeline_status != pq.PipelineStatus.OFF:
             raise psycopg.ProgrammingError("the connection is in psycopg's pipeline already")
+        commands = _commands(wire, statements, commit=commit)
+        results: list[pq.abc.PGresult] = []
         pgconn.enter_pipeline_mode()
         try:
-            if not connection.autocommit and pgconn.transaction_status == _IDLE:
-                pgconn.send_query_params(_begin(connection), None)
-                commands.append(_BEGIN)
-            for index, statement in enumerate(statements):
-                if not statement.prepared:
-                    pgconn.send_query_params(statement.sql.encode(), None)
-                    commands.append(index)
-                    continue
-                query = _query(statement.sql)
-                params = statement.params
-                if query.names is not None:
-                    params = [params[name] for name in query.names]  # type: ignore[call-overload]
-                values = tx.dump_sequence(params, [PyFormat.AUTO] * len(params))
-                types = tuple(tx.types) if params else ()
-                formats = list(tx.formats) if params else None
-                key = (query.text, types)
-                name = wire.names.get(key) or preparing.get(key)
-                if name is None:
-                    name = preparing[key] = wire.new_name()
-                    pgconn.send_prepare(name, query.text, param_types=types or None)
-                    prepares[len(commands)] = key
-                    commands.append(_PREPARE)
-                pgconn.send_query_prepared(name, values, param_formats=formats)
-                commands.append(index)
-            if commit:
-                pgconn.send_query_params(b"COMMIT", None)
-                commands.append(_COMMIT)
+            for command in commands:
+                command.send()
             pgconn.pipeline_sync()
             connection.wait(generators.send(pgconn))
             for _ in commands:
                 results.extend(connection.wait(generators.fetch_many(pgconn)))
             (synced,) = connection.wait(generators.fetch_many(pgconn))
-            assert synced.status == pq.ExecStatus.PIPELINE_SYNC, synced.status
+            if synced.status != pq.ExecStatus.PIPELINE_SYNC:
+                raise psycopg.InterfaceError(f"a round trip out of step: {synced.status!r}")
         finally:
             _leave_pipeline(pgconn)
         sent: list[Sent] = []
         failed: pq.abc.PGresult | None = None
-        for position, (command, result) in enumerate(zip(commands, results, strict=True)):
+        for command, result in zip(commands, results, strict=True):
             if result.status == pq.ExecStatus.FATAL_ERROR:
                 failed = failed or result
-            elif command == _PREPARE and result.status == pq.ExecStatus.COMMAND_OK:
-                key = prepares[position]  # prepared for the session, whatever comes after it
-                wire.names[key] = preparing[key]
-            elif command >= 0 and failed is None:
+            elif command.prepares is not None and result.status == pq.ExecStatus.COMMAND_OK:
+                key, name = command.prepares  # prepared for the session, whatever comes after it
+                wire.names[key] = name
+            elif command.kind >= 0 and failed is None:
                 tx.set_pgresult(result)
                 rows = tx.load_rows(0, result.ntuples, tuple) if result.ntuples else []
                 sent.append(Sent(rows, result.command_tuples or 0))

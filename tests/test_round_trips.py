@@ -19,7 +19,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from django.db import DatabaseError, DataError, OperationalError, transaction
+from django.db import DatabaseError, DataError, OperationalError, ProgrammingError, transaction
 from django.db import connection as django_connection
 from django.test.utils import CaptureQueriesContext
 
@@ -345,6 +345,12 @@ def test_placeholders_are_psycopgs_a_name_used_twice_one_value(db):
     assert run("SELECT %(n)s::int + %(n)s::int, %(t)s::text", {"n": 2, "t": "b"}) == [(4, "b")]
     with pytest.raises(ValueError, match="not both"):
         run("SELECT %s::int, %(n)s::int", [1])
+
+
+def test_a_value_that_cannot_be_sent_fails_before_anything_is_and_the_connection_goes_on(db):
+    with pytest.raises(ProgrammingError, match="cannot adapt"):
+        run("SELECT %s::int, %s", [1, object()])
+    assert run("SELECT %s::int", [2]) == [(2,)]
 
 
 def test_rows_are_read_with_the_loaders_djangos_cursor_reads_them_with(db):
