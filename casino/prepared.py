@@ -8,7 +8,7 @@ and cards cost more CPU than the act itself, and every request looked up its tok
 A ``Prepared`` query keeps the compiled SQL and Django's recipe for turning a row into model
 instances (``select_related`` objects and annotations included), and substitutes the values.
 A ``PreparedTree`` reads an instance and its reverse relations (what ``prefetch_related`` reads)
-with one ``Prepared`` query each.
+with one ``Prepared`` query each, all in one round trip.
 
 Those statements, and the few fixed ones the acts send, go through ``casino.round_trips``: PostgreSQL
 then keeps each statement parsed and planned for the session, where Django's cursor sends the
@@ -31,7 +31,7 @@ from django.db import DatabaseError, connections
 from django.db.models import NOT_PROVIDED, Model, QuerySet
 from django.db.models.query import get_related_populators
 
-from casino.round_trips import USING, Sent, hold, run
+from casino.round_trips import USING, Sent, hold, run, run_all
 
 # Below any id or count the application stores, yet within a 32-bit column's range (Django
 # compiles an out-of-range lookup to an empty result); one per value of the query. A text value's
@@ -107,14 +107,14 @@ class Prepared:
         )
 
     def first(self, *values: int | str) -> Any:
-        c, rows = self._fetch(values, one=True)
-        return self._instances(c, rows)[0] if rows else None
+        instances = self.instances(run(*self.statement(*values))[:1])
+        return instances[0] if instances else None
 
     def all(self, *values: int | str) -> list[Any]:
-        c, rows = self._fetch(values, one=False)
-        return self._instances(c, rows)
+        return self.instances(run(*self.statement(*values)))
 
-    def _fetch(self, values: tuple[int | str, ...], *, one: bool) -> tuple[_Compiled, list[Any]]:
+    def statement(self, *values: int | str) -> tuple[str, list[Any]]:
+        """The SQL and its parameters for ``values``, to be run with others (``run_all``)."""
         if self._compiled is None:
             self._compiled = self._compile(values)
         c = self._compiled
@@ -127,11 +127,12 @@ class Prepared:
         bound = [
             p if slot is None else values[slot] for p, slot in zip(c.params, c.slots, strict=True)
         ]
-        rows = run(c.sql, bound)
-        return c, rows[:1] if one else rows
+        return c.sql, bound
 
-    @staticmethod
-    def _instances(c: _Compiled, rows: list[Any]) -> list[Any]:
+    def instances(self, rows: list[Any]) -> list[Any]:
+        """The instances of rows this query's ``statement`` gave."""
+        assert self._compiled is not None, "rows come from a statement, which compiles the query"
+        c = self._compiled
         if c.converters:  # Django's own conversions (JSON, decimals...), as a queryset applies
             rows = list(c.compiler.apply_converters(rows, c.converters))
         instances = []
@@ -162,12 +163,18 @@ class PreparedTree:
             )
 
     def get(self, pk: int) -> Any:
-        root = self._root.first(pk)
-        if root is None:
+        """The instance and its relations, read in one round trip (``run_all``)."""
+        queries = [self._root, *(prepared for _key, prepared in self._children.values())]
+        answers = run_all([query.statement(pk) for query in queries])
+        found = self._root.instances(answers[0][:1])
+        if not found:
             raise self._model.DoesNotExist(f"no {self._model._meta.object_name} {pk}")
+        root = found[0]
         cache = root.__dict__.setdefault("_prefetched_objects_cache", {})
-        for name, (key, prepared) in self._children.items():
-            rows = prepared.all(pk)
+        for (name, (key, prepared)), rows_read in zip(
+            self._children.items(), answers[1:], strict=True
+        ):
+            rows = prepared.instances(rows_read)
             for row in rows:
                 key.set_cached_value(row, root)  # row.coup is the root, as prefetch leaves it
             # Django's recipe (``prefetch_one_level``): the manager's queryset, its result given.

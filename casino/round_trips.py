@@ -7,7 +7,7 @@ retry) waits for its own answer too: a Trente-et-Quarante coup was 159 round tri
 (issue 17, fourteenth round). Here, on the hot acts' connection:
 
 - ``run`` sends a statement and returns its rows; the BEGIN its transaction is waiting for goes
-  with it, as does whatever is held;
+  with it, as does whatever is held; ``run_all`` sends several reads so, in one round trip;
 - ``hold`` keeps a write back: it goes with the next statement, whoever sends it (the ORM's
   included: ``casino.backend``), or with the COMMIT, in the same round trip; a rollback drops it;
 - a savepoint's SAVEPOINT is held as a write is, and its RELEASE goes with what is held
@@ -139,6 +139,21 @@ def run_sent(sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> Sent:
     wire = _wire(db)
     held, wire.held = wire.held, []
     return _through_wrappers(db, wire, [*held, _Held(sql, params, None)])[-1]
+
+
+def run_all(
+    statements: Sequence[tuple[str, Sequence[Any] | Mapping[str, Any]]],
+) -> list[list[tuple[Any, ...]]]:
+    """The rows of each of ``statements`` (reads that need nothing from each other's answers),
+    all sent in one round trip, as ``run`` sends one."""
+    db = connections[USING]
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    wire = _wire(db)
+    held, wire.held = wire.held, []
+    asked = [_Held(sql, params, None) for sql, params in statements]
+    sent = _through_wrappers(db, wire, [*held, *asked])
+    return [answer.rows for answer in sent[len(held) :]]
 
 
 def hold(

@@ -14,6 +14,7 @@ from django.db.models import Exists, Model, OuterRef, Value
 from django.test.utils import CaptureQueriesContext, isolate_apps
 
 from audit.models import Anomaly, AuditEvent
+from casino import round_trips
 from casino.floor.models import Coup, CoupResult, Duty, DutyEnd, Movement
 from casino.floor.services import NotOnDuty, duty_end, round_locked
 from casino.prepared import Prepared, PreparedInsert
@@ -245,13 +246,17 @@ def test_all_gives_every_instance_the_orm_gives_in_its_order(cast, coup):
 # --- PreparedTree --------------------------------------------------------------------------------
 
 
-def test_a_tree_reads_a_coup_as_prefetch_related_does_and_nothing_more(cast, coup):
+def test_a_tree_reads_a_coup_as_prefetch_related_does_and_nothing_more(cast, coup, monkeypatch):
     from casino.floor.play.trente_et_quarante.api import _COUP_ANSWERED, COUPS, CoupSerializer
 
     want = COUPS.get(pk=coup.pk)
+    sent = []
+    send = round_trips._send
+    monkeypatch.setattr(round_trips, "_send", lambda *a, **k: sent.append(a[2]) or send(*a, **k))
     with CaptureQueriesContext(connection) as reads:
         got = _COUP_ANSWERED.get(coup.pk)
     assert len(reads.captured_queries) == 4  # the coup, its stakes, settlements and cards
+    assert [len(statements) for statements in sent] == [4]  # in one round trip
     with CaptureQueriesContext(connection) as more:
         answer = CoupSerializer(got).data
         back = {s.coup.pk for s in got.stakes.all()} | {s.coup.pk for s in got.settlements.all()}

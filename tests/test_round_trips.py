@@ -29,7 +29,7 @@ from casino import round_trips
 from casino.database_rules import RuleViolated
 from casino.floor.models import Coup
 from casino.prepared import PreparedUpdate
-from casino.round_trips import hold, run, send_held
+from casino.round_trips import hold, run, run_all, send_held
 from tests.conftest import as_owner
 
 commits = pytest.mark.django_db(transaction=True)
@@ -122,6 +122,23 @@ def test_a_held_write_goes_with_the_next_statement_ours_in_the_same_round_trip(
     with round_trips_counted(monkeypatch) as trips, transaction.atomic():
         hold(*insert(1))
         assert run(f"SELECT count(*) FROM {SCRATCH}") == [(1,)]  # it saw the write
+    assert trips == {"BEGIN + statements": 1, "psycopg COMMIT": 1}
+
+
+@commits
+def test_reads_sent_together_are_one_round_trip_with_what_was_held_each_its_own_rows(
+    scratch, monkeypatch
+):
+    with round_trips_counted(monkeypatch) as trips, transaction.atomic():
+        hold(*insert(1))
+        answers = run_all(
+            [
+                (f"SELECT count(*) FROM {SCRATCH}", []),  # it saw the write held before
+                ("SELECT %s::int, %s::text", [7, "a"]),
+                ("SELECT 1 WHERE false", []),
+            ]
+        )
+    assert answers == [[(1,)], [(7, "a")], []]
     assert trips == {"BEGIN + statements": 1, "psycopg COMMIT": 1}
 
 
