@@ -213,7 +213,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "casino.api.pagination.ReferenceCursorPagination",
     # JSON in, JSON out: a form-encoded body would type every value as a string.
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["casino.api.renderers.JSONRenderer"],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Casino back-office API",

@@ -16,13 +16,13 @@ from typing import Any
 from django.core.files import File
 from django.db import transaction
 from django.utils.translation import gettext as _
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from casino import clock
 from casino.api.errors import error_body
 from casino.api.models import IdempotentRequest
+from casino.api.renderers import JSONRenderer
 from casino.errors import Conflict, DomainError
 from casino.files import sha256_of
 from casino.round_trips import hold, run
@@ -114,8 +114,11 @@ def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
                         # A plain refusal records nothing; a retry is judged afresh.
                         transaction.set_rollback(True)
                         return response
-                # Kept as the client read it (dates as text), so a retry gets the same bytes.
-                body = JSONRenderer().render(response.data) if response.data is not None else b"{}"
+                # Kept as the client read it (dates as text), so a retry gets the same bytes;
+                # the client is sent those bytes, not the answer rendered again (the renderer).
+                body = b"{}"
+                if response.data is not None:
+                    body = response.written_json = JSONRenderer().render(response.data)
                 _keep_answer(record, response.status_code, body)
                 return response
         first = IdempotentRequest.objects.get(user=request.user, key=key)

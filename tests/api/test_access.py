@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.test import Client
+from rest_framework import renderers
 
 from audit.models import Anomaly, AnomalyReview, AnomalyState, AuditEvent, Severity
 from audit.services import anomaly_raise
+from casino.api.models import IdempotentRequest
 from tests.actors import PASSWORD, login_admin
 
 READERS = ["inspecteur", "auditeur", "directeur", "comite", "commissaire"]
@@ -24,10 +28,14 @@ def anomaly(cast) -> Anomaly:
     )
 
 
-def review(api, user, anomaly, key="k1", **body):
+def review(api, user, anomaly, key="k1", HTTP_ACCEPT="application/json", **body):
     body = {"to_state": "acknowledged", "reason": "seen on camera", **body}
     return api(user).post(
-        f"/api/v1/anomalies/{anomaly.pk}/reviews", body, format="json", HTTP_IDEMPOTENCY_KEY=key
+        f"/api/v1/anomalies/{anomaly.pk}/reviews",
+        body,
+        format="json",
+        HTTP_IDEMPOTENCY_KEY=key,
+        HTTP_ACCEPT=HTTP_ACCEPT,
     )
 
 
@@ -136,6 +144,33 @@ def test_a_retried_review_is_recorded_once(api, cast, anomaly):
     reused = review(api, cast.auditeur, anomaly, key="same", to_state="dismissed")
     assert reused.status_code == 409
     assert reused.json()["code"] == "idempotency_key_reused"
+
+
+def test_a_writes_answer_is_rendered_once_the_bytes_kept_for_a_retry_sent(
+    api, cast, anomaly, monkeypatch
+):
+    rendered: list[object] = []
+    render = renderers.JSONRenderer.render
+
+    def counted(self, data, *args, **kwargs):
+        rendered.append(data)
+        return render(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(renderers.JSONRenderer, "render", counted)
+    response = review(api, cast.auditeur, anomaly)
+    assert response.status_code == 201
+    answer = json.loads(response.content)
+    # Once to keep it (the test client renders the request's body too); the client got those bytes.
+    assert [data for data in rendered if data == answer] == [answer]
+    assert IdempotentRequest.objects.get(user=cast.auditeur, key="k1").body == answer
+
+
+def test_an_answer_asked_indented_is_written_indented(api, cast, anomaly):
+    response = review(api, cast.auditeur, anomaly, HTTP_ACCEPT="application/json; indent=2")
+    assert response.status_code == 201
+    assert response.content.startswith(b'{\n  "')
+    compact = review(api, cast.auditeur, anomaly, key="k2", to_state="dismissed")
+    assert compact.content.startswith(b'{"')
 
 
 def test_a_write_without_idempotency_key_is_refused(api, cast, anomaly):
