@@ -114,8 +114,9 @@ def idempotent(view: Callable[..., Response]) -> Callable[..., Response]:
                         # A plain refusal records nothing; a retry is judged afresh.
                         transaction.set_rollback(True)
                         return response
-                # Kept as the client read it (dates as text), so a retry gets the same bytes;
-                # the client is sent those bytes, not the answer rendered again (the renderer).
+                # Kept as the client read it (dates as text), so a retry gets the same answer
+                # (as JSON: jsonb keeps the values, not the order of the keys); the client is
+                # sent the bytes rendered here, not the answer rendered again (the renderer).
                 body = b"{}"
                 if response.data is not None:
                     body = response.written_json = JSONRenderer().render(response.data)
