@@ -156,19 +156,21 @@
   });
 
   /* What a person typed in a field marked ``data-keep-through-poll`` (a stake's amount) is put
-     back after the poll's swap. The poll waits while he types, but not once his pointer is on the
-     button (a press moves the keyboard off the field): a swap landing between the press and the
-     click emptied the field, and his click sent nothing (a croupier's reduction was refused:
-     "'' n'est pas un montant"). After his own act the panel is that act's answer. */
+     back after any swap of the panel but the answer to an act sent from that field's own form.
+     The poll waits while he types, but not once his pointer is on the button (a press moves the
+     keyboard off the field): a swap landing between the press and the click emptied the field,
+     and his click sent nothing (a croupier's reduction was refused: "'' n'est pas un montant").
+     After his own act on that stake the panel is that act's answer, the field empty again. */
   var typedBeforePoll = {};
 
   document.addEventListener("htmx:beforeSwap", function (event) {
     if (event.detail.target !== panel()) { return; }
     typedBeforePoll = {};
     var config = event.detail.requestConfig;
-    if (!config || config.elt !== panel()) { return; }  // not the poll's
+    var source = config && config.elt;
     panel().querySelectorAll("[data-keep-through-poll][id]").forEach(function (input) {
-      if (input.value) { typedBeforePoll[input.id] = input.value; }
+      var own = source && source !== panel() && input.form && input.form.contains(source);
+      if (input.value && !own) { typedBeforePoll[input.id] = input.value; }
     });
   });
 
