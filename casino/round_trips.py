@@ -133,12 +133,8 @@ def run(sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[tuple[
 
 def run_sent(sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> Sent:
     """``run``, with how many rows the statement read or wrote."""
-    db = connections[USING]
-    db.close_if_health_check_failed()
-    db.ensure_connection()
-    wire = _wire(db)
-    held, wire.held = wire.held, []
-    return _through_wrappers(db, wire, [*held, _Held(sql, params, None)])[-1]
+    (sent,) = _after_held(_hot_connection(), [_Held(sql, params, None)])
+    return sent
 
 
 def run_all(
@@ -146,14 +142,23 @@ def run_all(
 ) -> list[list[tuple[Any, ...]]]:
     """The rows of each of ``statements`` (reads that need nothing from each other's answers),
     all sent in one round trip, as ``run`` sends one."""
+    asked = [_Held(sql, params, None) for sql, params in statements]
+    return [sent.rows for sent in _after_held(_hot_connection(), asked)]
+
+
+def _hot_connection() -> BaseDatabaseWrapper:
     db = connections[USING]
     db.close_if_health_check_failed()
+    return db
+
+
+def _after_held(db: BaseDatabaseWrapper, asked: list[_Held]) -> list[Sent]:
+    """``asked`` sent now, after what is held, in one round trip (with the BEGIN its transaction
+    is waiting for): what each of them gave."""
     db.ensure_connection()
     wire = _wire(db)
     held, wire.held = wire.held, []
-    asked = [_Held(sql, params, None) for sql, params in statements]
-    sent = _through_wrappers(db, wire, [*held, *asked])
-    return [answer.rows for answer in sent[len(held) :]]
+    return _through_wrappers(db, wire, [*held, *asked])[len(held) :]
 
 
 def hold(
@@ -205,10 +210,7 @@ def hold_command(db: BaseDatabaseWrapper, sql: str) -> None:
 def run_command(db: BaseDatabaseWrapper, sql: str) -> None:
     """A command sent now as its text, with what is held before it (a savepoint's RELEASE or
     ROLLBACK TO)."""
-    db.ensure_connection()
-    wire = _wire(db)
-    held, wire.held = wire.held, []
-    _through_wrappers(db, wire, [*held, _Held(sql, (), None, prepared=False)])
+    _after_held(db, [_Held(sql, (), None, prepared=False)])
 
 
 def _held_at(db: BaseDatabaseWrapper, sql: str) -> tuple[_Wire, int] | None:

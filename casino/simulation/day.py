@@ -3,9 +3,9 @@ morning's séance left open at table 1 for whoever tries the table page.
 
 Yesterday (the house's time zone; in the small hours, the day before: ``yesterday_at``): the
 règlements are posted at 10:00 and the tables set up; the cage receives the day's delivery of
-sealed sixains at 11:00 and stores them; from 13:00 the
-commissioner reads their seals (one is read wrong: the pack is rejected, an anomaly waits for
-review) and signs the register page of the day. Table 1 opens about 14:00, table 2 an hour later
+sealed sixains at 11:00 and stores them; from 13:00 the commissioner reads their seals (one is
+read wrong: the pack is rejected, an anomaly waits for review) and signs the register page of
+the day. Table 1 opens about 14:00, table 2 an hour later
 with a second crew, and table 3 in the evening with the first crew after its break: hours of
 coups a couple of minutes apart, fills when a bank runs low, new sixains when the cards pass.
 After its break the second crew deals Pharao at table 4 (a few tailles on a single pack from
@@ -80,17 +80,17 @@ class Seances:
     cercle: int = 25  # deals at table 5 (a deal takes six to eight minutes)
 
 
-# Until this hour of the night the house's gaming day is still the calendar's day before: the
+# Until this hour of the night the demo's yesterday is the calendar's day before yesterday: the
 # demo's day, played from 09:00, ends late in the evening, and its simulated clock cannot pass the
 # present, so in the small hours the calendar's yesterday has not had the time to be played (run
 # at 00:30, its cercle opened near midnight, after the Pharao it comes before).
-GAMING_DAY_TURNS = 7
+YESTERDAY_TURNS = 7
 
 
 def yesterday_at(hour: int, minute: int = 0) -> dt.datetime:
-    """That time on the house's yesterday (its time zone): the gaming day before the one under
-    way, which turns at ``GAMING_DAY_TURNS`` o'clock."""
-    today = timezone.localdate(clock.wall() - dt.timedelta(hours=GAMING_DAY_TURNS))
+    """That time on the demo's yesterday (the house's time zone): the day before the one under
+    way, which turns at ``YESTERDAY_TURNS`` o'clock."""
+    today = timezone.localdate(clock.wall() - dt.timedelta(hours=YESTERDAY_TURNS))
     day = today - dt.timedelta(days=1)
     return timezone.make_aware(dt.datetime.combine(day, dt.time(hour, minute)))
 

@@ -27,6 +27,18 @@ def stake_on(page, rank):
     return page.locator(f".rank[data-rank='{rank}'] .stake")
 
 
+def approve_reduction_on_the_5(chef):
+    """The banker (the chef de partie) approves, on his own page, a reduction of 5,00 of the
+    stake on the 5."""
+    chef.goto(PAGE)
+    approve = stake_on(chef, "5").locator(".approve")
+    approve.locator("summary").click()
+    approve.locator("select[name=act]").select_option("reduce")
+    approve.locator("input[name=amount]").fill("5")
+    approve.locator("button[type=submit]").click()
+    expect(said(chef)).to_contain_text("Approuvé par le banquier : réduction de 5,00")
+
+
 def test_a_taille_played_by_keyboard_with_a_paroli_a_false_one_and_an_approval(cast, pages, posted):
     seance = open_seance(cast, pharao_table(cast))
     single_pack_in_play(cast, seance)
@@ -94,14 +106,7 @@ def test_a_taille_played_by_keyboard_with_a_paroli_a_false_one_and_an_approval(c
     expect(said(croupier)).to_contain_text("not_approved")
     expect(stake_on(croupier, "5").locator(".approve")).to_have_count(0)  # not the croupier's act
 
-    chef = pages(cast.chef)
-    chef.goto(PAGE)
-    approve = stake_on(chef, "5").locator(".approve")
-    approve.locator("summary").click()
-    approve.locator("select[name=act]").select_option("reduce")
-    approve.locator("input[name=amount]").fill("5")
-    approve.locator("button[type=submit]").click()
-    expect(said(chef)).to_contain_text("Approuvé par le banquier : réduction de 5,00")
+    approve_reduction_on_the_5(pages(cast.chef))
 
     expect(stake_on(croupier, "5").locator(".approval")).to_contain_text("approuvé par")
     stake_on(croupier, "5").locator(".stake-acts input[name=amount]").fill("5")
@@ -166,14 +171,7 @@ def test_an_amount_typed_in_a_stakes_acts_survives_the_polls_swap(cast, pages, p
     amount.fill("5")
     stake_on(croupier, "5").locator("button.reduce").focus()  # as a press on it moves the keyboard
 
-    chef = pages(cast.chef)
-    chef.goto(PAGE)
-    approve = stake_on(chef, "5").locator(".approve")
-    approve.locator("summary").click()
-    approve.locator("select[name=act]").select_option("reduce")
-    approve.locator("input[name=amount]").fill("5")
-    approve.locator("button[type=submit]").click()
-    expect(said(chef)).to_contain_text("Approuvé par le banquier : réduction de 5,00")
+    approve_reduction_on_the_5(pages(cast.chef))
 
     expect(stake_on(croupier, "5").locator(".approval")).to_contain_text("approuvé par")  # polled
     expect(amount).to_have_value("5")

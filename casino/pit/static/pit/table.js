@@ -132,15 +132,26 @@
     });
   });
 
-  /* What was typed in the panel's fields marked ``data-keep-value`` (a cercle's hands) is put
-     back after a swap: a refused deal shows why, and the croupier corrects, not retypes. */
+  /* What was typed in the panel's fields marked ``data-keep-value`` is put back after a swap: a
+     cercle's hands after any swap (a refused deal shows why, and the croupier corrects, not
+     retypes); a stake's amount (``data-keep-value="until-its-act"``) after any swap but the answer
+     to an act sent from its own form. The poll waits while he types, but not once his pointer is
+     on the button (a press moves the keyboard off the field): a swap landing between the press and
+     the click emptied the field, and his click sent nothing (a croupier's reduction was refused:
+     "'' n'est pas un montant"). After his own act on that stake the field is empty again. */
   var typed = {};
 
   document.addEventListener("htmx:beforeSwap", function (event) {
     if (event.detail.target !== panel()) { return; }
     typed = {};
+    var config = event.detail.requestConfig;
+    var source = config && config.elt;
+    var actOf = function (input) {
+      return source && source !== panel() && input.form && input.form.contains(source);
+    };
     panel().querySelectorAll("[data-keep-value][id]").forEach(function (input) {
-      if (input.value) { typed[input.id] = input.value; }
+      var untilItsAct = input.getAttribute("data-keep-value") === "until-its-act";
+      if (input.value && !(untilItsAct && actOf(input))) { typed[input.id] = input.value; }
     });
   });
 
@@ -153,36 +164,7 @@
         countCodes(input);
       }
     });
-  });
-
-  /* What a person typed in a field marked ``data-keep-through-poll`` (a stake's amount) is put
-     back after any swap of the panel but the answer to an act sent from that field's own form.
-     The poll waits while he types, but not once his pointer is on the button (a press moves the
-     keyboard off the field): a swap landing between the press and the click emptied the field,
-     and his click sent nothing (a croupier's reduction was refused: "'' n'est pas un montant").
-     After his own act on that stake the panel is that act's answer, the field empty again. */
-  var typedBeforePoll = {};
-
-  document.addEventListener("htmx:beforeSwap", function (event) {
-    if (event.detail.target !== panel()) { return; }
-    typedBeforePoll = {};
-    var config = event.detail.requestConfig;
-    var source = config && config.elt;
-    panel().querySelectorAll("[data-keep-through-poll][id]").forEach(function (input) {
-      var own = source && source !== panel() && input.form && input.form.contains(source);
-      if (input.value && !own) { typedBeforePoll[input.id] = input.value; }
-    });
-  });
-
-  document.addEventListener("htmx:afterSwap", function (event) {
-    if (event.detail.target !== panel()) { return; }
-    Object.keys(typedBeforePoll).forEach(function (id) {
-      var input = document.getElementById(id);
-      if (input && input.hasAttribute("data-keep-through-poll") && !input.value) {
-        input.value = typedBeforePoll[id];
-      }
-    });
-    typedBeforePoll = {};
+    typed = {};
   });
 
   /* A refusal that names the field at fault (its ``where``, as the API says it): the panel's
